@@ -1,0 +1,1 @@
+"""Platform adapters (console, Telegram, Discord) and the `coursebot` command line."""

@@ -1,0 +1,162 @@
+"""Typed settings from the environment (prefix COURSEBOT_) and an optional .env file.
+
+Every external service is optional: unset means the embedded default (Qdrant local mode,
+SQLite, in-process sessions, the bundled embedding model, extractive answers)."""
+
+from __future__ import annotations
+
+import json
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    Field,
+    HttpUrl,
+    PostgresDsn,
+    RedisDsn,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from config.redaction import MASK, mask_url
+
+ENV_PREFIX = "COURSEBOT_"
+
+
+class ModelRole(StrEnum):
+    """What an LLM is used for; each role may name its own Ollama model."""
+
+    ANSWER = "answer"
+    GRADE = "grade"
+    GENERATE = "generate"
+    VISION = "vision"
+
+
+class SettingsError(Exception):
+    """A setting is missing or malformed; the message is one line meant for the operator."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="forbid",
+        frozen=True,
+    )
+
+    data_dir: Path = Field(Path(".coursebot"), description="Local state: Qdrant, SQLite.")
+
+    qdrant_url: HttpUrl | None = Field(None, description="Qdrant server; unset = local mode.")
+    qdrant_api_key: SecretStr | None = None
+    qdrant_collection: str = Field("coursebot_chunks", min_length=1)
+
+    redis_url: RedisDsn | None = Field(None, description="Sessions; unset = in-process.")
+    redis_prefix: str = Field("coursebot", min_length=1, description="Key namespace.")
+    session_ttl_days: float = Field(7, gt=0)
+
+    database_url: PostgresDsn | None = Field(None, description="PostgreSQL; unset = SQLite.")
+
+    ollama_host: HttpUrl | None = Field(None, description="Ollama; unset = extractive answers.")
+    ollama_models: Annotated[dict[ModelRole, str], NoDecode] = Field(default_factory=dict)
+    ollama_embed_model: str | None = None
+    ollama_timeout_s: float = Field(120, gt=0)
+    ollama_context_window: int = Field(8192, ge=512)
+
+    telegram_token: SecretStr | None = None
+    discord_token: SecretStr | None = None
+
+    max_upload_mb: float = Field(50, gt=0)
+    log_format: Literal["auto", "console", "json"] = "auto"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @field_validator("ollama_models", mode="before")
+    @classmethod
+    def _parse_models(cls, value: Any) -> Any:
+        """Accept JSON or the shorter `answer=llama3.1:8b,grade=qwen2.5:7b`."""
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if not text:
+            return {}
+        if text.startswith("{"):
+            return json.loads(text)
+        pairs = [item.split("=", 1) for item in text.split(",") if item.strip()]
+        if any(len(pair) != 2 for pair in pairs):
+            raise ValueError("expected role=model pairs separated by commas")
+        return {role.strip(): model.strip() for role, model in pairs}
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _models_need_host(self) -> Settings:
+        if (self.ollama_models or self.ollama_embed_model) and self.ollama_host is None:
+            raise ValueError("Ollama models are set but COURSEBOT_OLLAMA_HOST is not")
+        return self
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.max_upload_mb * 1024 * 1024)
+
+    @property
+    def session_ttl_seconds(self) -> int:
+        return int(self.session_ttl_days * 86400)
+
+    def secret_values(self) -> list[str]:
+        """Every secret's plain value, for the log redactor."""
+        secrets = [self.qdrant_api_key, self.telegram_token, self.discord_token]
+        return [s.get_secret_value() for s in secrets if s is not None]
+
+    def masked(self) -> dict[str, str]:
+        """The effective settings as text, with secrets and URL credentials masked."""
+        view: dict[str, str] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if value is None:
+                shown = "(unset)"
+            elif isinstance(value, SecretStr):
+                shown = MASK
+            elif isinstance(value, dict):
+                shown = ", ".join(f"{k}={v}" for k, v in value.items()) or "(none)"
+            else:
+                shown = mask_url(str(value))
+            view[ENV_PREFIX + name.upper()] = shown
+        return view
+
+
+def load_settings(env_file: str | Path | None = ".env", **overrides: Any) -> Settings:
+    """Settings from the environment, or a SettingsError with one line saying what is wrong."""
+    unknown = sorted(
+        key
+        for key in os.environ
+        if key.startswith(ENV_PREFIX)
+        and key[len(ENV_PREFIX) :].lower() not in Settings.model_fields
+    )
+    if unknown:
+        raise SettingsError(f"unknown setting {unknown[0]} (see `coursebot config --help`)")
+    try:
+        return Settings(_env_file=env_file, **overrides)  # type: ignore[call-arg]
+    except ValidationError as exc:
+        raise SettingsError(_one_line(exc)) from None
+
+
+def _one_line(exc: ValidationError) -> str:
+    # Never echo the input: it may be a token or a URL with a password.
+    first = exc.errors(include_input=False, include_url=False)[0]
+    loc = [str(part) for part in first["loc"]]
+    message = first["msg"].removeprefix("Value error, ")
+    if not loc:
+        return f"bad settings: {message}"
+    name = ENV_PREFIX + loc[0].upper()
+    if first["type"] == "enum" and len(loc) > 1:
+        roles = ", ".join(role.value for role in ModelRole)
+        message = f"unknown model role {loc[1]!r}; expected one of {roles}"
+    return f"bad setting {name}: {message}"

@@ -1,0 +1,54 @@
+"""The chat command vocabulary shared by every platform: names, usage and help text.
+
+Adapters use this table to register commands (Telegram command list, Discord slash commands)
+and the console parses lines with it, so a command is described once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.context import Role
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSpec:
+    name: str
+    summary: str
+    usage: str = ""
+    role: Role = Role.STUDENT
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCommand:
+    name: str
+    argument: str
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("help", "show what I can do"),
+    CommandSpec("ask", "ask a question about the course", "QUESTION"),
+    CommandSpec("sources", "list the course's documents"),
+)
+
+
+def command_spec(name: str) -> CommandSpec | None:
+    return next((spec for spec in COMMANDS if spec.name == name), None)
+
+
+def parse_command(text: str) -> ParsedCommand | None:
+    """`/name rest` -> ParsedCommand; a plain line -> None. Accepts Telegram's `/name@bot`."""
+    stripped = text.strip()
+    if not stripped.startswith("/") or len(stripped) == 1:
+        return None
+    head, _, rest = stripped[1:].partition(" ")
+    name = head.split("@", 1)[0].lower()
+    return ParsedCommand(name=name, argument=rest.strip())
+
+
+def help_text(roles: frozenset[Role]) -> str:
+    lines = ["Ask me anything about the course: send your question as a plain message."]
+    for spec in COMMANDS:
+        if spec.role in roles:
+            usage = f" {spec.usage}" if spec.usage else ""
+            lines.append(f"/{spec.name}{usage} — {spec.summary}")
+    return "\n".join(lines)

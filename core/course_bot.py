@@ -1,0 +1,91 @@
+"""The core facade: the one object every adapter talks to.
+
+Adapters turn platform events into a `Context` plus text (or a typed call) and render the
+typed replies that come back. No platform word, client or setting lives here: every
+dependency is passed in."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import structlog
+
+from core.commands import help_text, parse_command
+from core.context import Context
+from core.errors import BadInputError, CourseEmptyError, UnknownCommandError, UserFacingError
+from core.index import ChunkIndex
+from core.permissions import effective_roles
+from core.quoting import quote_passages
+from core.replies import Answer, ErrorReply, Notice, Reply, SourceEntry, SourceList
+from core.retrieval import Retriever
+from core.sessions import SessionStore
+
+log = structlog.get_logger(__name__)
+
+INTERNAL_ERROR = "Something went wrong on my side. The error was logged; please try again later."
+
+Handler = Callable[[Context, str], Awaitable[list[Reply]]]
+
+
+class CourseBot:
+    def __init__(self, *, index: ChunkIndex, retriever: Retriever, sessions: SessionStore) -> None:
+        self.index = index
+        self.retriever = retriever
+        self.sessions = sessions
+        self._handlers: dict[str, Handler] = {
+            "help": self._on_help,
+            "ask": self._on_ask,
+            "sources": self._on_sources,
+        }
+
+    async def handle(self, ctx: Context, text: str) -> list[Reply]:
+        """One inbound chat line: a /command or a plain message. Never raises: errors the
+        user caused become an ErrorReply, others are logged and reported politely."""
+        try:
+            parsed = parse_command(text)
+            if parsed is None:
+                return [await self.ask(ctx, text)]
+            handler = self._handlers.get(parsed.name)
+            if handler is None:
+                raise UnknownCommandError(parsed.name)
+            return await handler(ctx, parsed.argument)
+        except UserFacingError as error:
+            return [ErrorReply(str(error))]
+        except Exception:
+            log.exception("request failed", platform=ctx.platform, course=ctx.course_id)
+            return [ErrorReply(INTERNAL_ERROR)]
+
+    def help(self, ctx: Context) -> Notice:
+        return Notice(help_text(effective_roles(ctx)), title="coursebot")
+
+    async def ask(self, ctx: Context, question: str) -> Answer:
+        question = question.strip()
+        if not question:
+            raise BadInputError("Please write a question after /ask.")
+        if await self.index.count(ctx) == 0:
+            raise CourseEmptyError(ctx.course_id)
+        hits = await self.retriever.retrieve(ctx, question)
+        return quote_passages(hits)
+
+    async def sources(self, ctx: Context) -> SourceList:
+        documents = await self.index.documents(ctx)
+        return SourceList(
+            course_id=ctx.course_id,
+            entries=tuple(
+                SourceEntry(d.document_id, d.file_name, d.kind, d.chunks, d.private)
+                for d in documents
+            ),
+        )
+
+    async def close(self) -> None:
+        await self.index.close()
+        await self.sessions.close()
+
+    async def _on_help(self, ctx: Context, _argument: str) -> list[Reply]:
+        return [self.help(ctx)]
+
+    async def _on_ask(self, ctx: Context, argument: str) -> list[Reply]:
+        return [await self.ask(ctx, argument)]
+
+    async def _on_sources(self, ctx: Context, _argument: str) -> list[Reply]:
+        return [await self.sources(ctx)]

@@ -1,0 +1,18 @@
+"""The tenant-scoped chunk index in Qdrant."""
+
+from core.index.chunk_index import ChunkIndex, ChunkRecord, DocumentSummary, SearchHit, SearchMode
+from core.index.fields import Visibility
+from core.index.sparse import SparseEncoder, SparseVector
+from core.index.tenant import tenant_filter
+
+__all__ = [
+    "ChunkIndex",
+    "ChunkRecord",
+    "DocumentSummary",
+    "SearchHit",
+    "SearchMode",
+    "SparseEncoder",
+    "SparseVector",
+    "Visibility",
+    "tenant_filter",
+]

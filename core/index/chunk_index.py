@@ -1,0 +1,226 @@
+"""The course chunk index in Qdrant: one collection, a named dense and a named sparse vector,
+payload indexes for the tenant fields. Local mode on disk and a server use the same code."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from qdrant_client import AsyncQdrantClient, models
+
+from core.context import Context
+from core.index import fields as f
+from core.index.sparse import SparseVector
+from core.index.tenant import course_filter, tenant_filter
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """A chunk as stored: the text shown to users and where it came from."""
+
+    id: str
+    course_id: str
+    document_id: str
+    file_name: str
+    text: str
+    page: int | None
+    section: str
+    kind: str
+    visibility: str
+    owner_id: str | None
+    chunk_index: int
+
+    @classmethod
+    def from_payload(cls, point_id: Any, payload: dict[str, Any]) -> ChunkRecord:
+        return cls(
+            id=str(point_id),
+            course_id=payload[f.COURSE_ID],
+            document_id=payload[f.DOCUMENT_ID],
+            file_name=payload[f.FILE_NAME],
+            text=payload[f.TEXT],
+            page=payload.get(f.PAGE),
+            section=payload.get(f.SECTION, ""),
+            kind=payload.get(f.KIND, "notes"),
+            visibility=payload.get(f.VISIBILITY, f.Visibility.PUBLIC.value),
+            owner_id=payload.get(f.OWNER_ID),
+            chunk_index=payload.get(f.CHUNK_INDEX, 0),
+        )
+
+    @property
+    def private(self) -> bool:
+        return self.visibility == f.Visibility.PRIVATE.value
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    chunk: ChunkRecord
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentSummary:
+    document_id: str
+    file_name: str
+    kind: str
+    chunks: int
+    private: bool
+    file_hash: str | None
+
+
+class SearchMode(StrEnum):
+    DENSE = "dense"
+    SPARSE = "sparse"
+    RRF = "rrf"
+    DBSF = "dbsf"
+
+
+class ChunkIndex:
+    def __init__(
+        self,
+        client: AsyncQdrantClient,
+        collection: str,
+        dimensions: int,
+        payload_indexes: bool = True,
+    ) -> None:
+        self.client = client
+        self.collection = collection
+        self.dimensions = dimensions
+        # Local mode scans payloads and warns about indexes; a server needs them.
+        self.payload_indexes = payload_indexes
+
+    async def ensure(self) -> None:
+        """Create the collection and its payload indexes if they do not exist yet."""
+        if await self.client.collection_exists(self.collection):
+            return
+        await self.client.create_collection(
+            self.collection,
+            vectors_config={
+                f.DENSE: models.VectorParams(size=self.dimensions, distance=models.Distance.COSINE)
+            },
+            sparse_vectors_config={
+                f.SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)
+            },
+        )
+        for name in f.KEYWORD_INDEXES if self.payload_indexes else ():
+            await self.client.create_payload_index(
+                self.collection, name, field_schema=models.PayloadSchemaType.KEYWORD
+            )
+
+    async def count(self, ctx: Context) -> int:
+        """Chunks this user may see in the context's course."""
+        result = await self.client.count(self.collection, count_filter=tenant_filter(ctx))
+        return result.count
+
+    async def search(
+        self,
+        ctx: Context,
+        dense: Sequence[float],
+        sparse: SparseVector,
+        limit: int,
+        mode: SearchMode = SearchMode.RRF,
+        candidates: int = 50,
+    ) -> list[SearchHit]:
+        """Tenant-scoped search; hybrid modes fuse server-side with the filter in each prefetch."""
+        scope = tenant_filter(ctx)
+        sparse_query = models.SparseVector(indices=sparse.indices, values=sparse.values)
+        if mode is SearchMode.DENSE:
+            kwargs: dict[str, Any] = {"query": list(dense), "using": f.DENSE}
+        elif mode is SearchMode.SPARSE:
+            kwargs = {"query": sparse_query, "using": f.SPARSE}
+        else:
+            fusion = models.Fusion.RRF if mode is SearchMode.RRF else models.Fusion.DBSF
+            kwargs = {
+                "prefetch": [
+                    models.Prefetch(
+                        query=list(dense), using=f.DENSE, filter=scope, limit=candidates
+                    ),
+                    models.Prefetch(
+                        query=sparse_query, using=f.SPARSE, filter=scope, limit=candidates
+                    ),
+                ],
+                "query": models.FusionQuery(fusion=fusion),
+            }
+        response = await self.client.query_points(
+            self.collection, query_filter=scope, limit=limit, with_payload=True, **kwargs
+        )
+        return [
+            SearchHit(ChunkRecord.from_payload(p.id, p.payload or {}), p.score)
+            for p in response.points
+        ]
+
+    async def documents(self, ctx: Context) -> list[DocumentSummary]:
+        """The documents this user may see in the context's course, with chunk counts."""
+        counts: dict[str, int] = defaultdict(int)
+        first: dict[str, dict[str, Any]] = {}
+        offset: Any = None
+        keep = [f.DOCUMENT_ID, f.FILE_NAME, f.KIND, f.VISIBILITY, f.FILE_HASH]
+        while True:
+            points, offset = await self.client.scroll(
+                self.collection,
+                scroll_filter=tenant_filter(ctx),
+                limit=512,
+                offset=offset,
+                with_payload=models.PayloadSelectorInclude(include=keep),
+            )
+            for point in points:
+                payload = point.payload or {}
+                doc = payload[f.DOCUMENT_ID]
+                counts[doc] += 1
+                first.setdefault(doc, payload)
+            if offset is None:
+                break
+        return sorted(
+            (
+                DocumentSummary(
+                    document_id=doc,
+                    file_name=first[doc][f.FILE_NAME],
+                    kind=first[doc].get(f.KIND, "notes"),
+                    chunks=counts[doc],
+                    private=first[doc].get(f.VISIBILITY) == f.Visibility.PRIVATE.value,
+                    file_hash=first[doc].get(f.FILE_HASH),
+                )
+                for doc in counts
+            ),
+            key=lambda d: d.file_name.lower(),
+        )
+
+    async def upsert(self, points: list[models.PointStruct]) -> None:
+        if points:
+            await self.client.upsert(self.collection, points=points, wait=True)
+
+    async def delete_document(
+        self, course_id: str, document_id: str, keep_generation: str | None = None
+    ) -> None:
+        """Remove a document's chunks, except those of `keep_generation` (the new version)."""
+        match_doc = models.FieldCondition(
+            key=f.DOCUMENT_ID, match=models.MatchValue(value=document_id)
+        )
+        selector = course_filter(course_id, match_doc)
+        if keep_generation is not None:
+            selector.must_not = [
+                models.FieldCondition(
+                    key=f.GENERATION, match=models.MatchValue(value=keep_generation)
+                )
+            ]
+        await self.client.delete(
+            self.collection, points_selector=models.FilterSelector(filter=selector), wait=True
+        )
+
+    async def document_hash(self, course_id: str, document_id: str) -> str | None:
+        """The file hash stored with a document's chunks, or None if it is not indexed."""
+        match_doc = models.FieldCondition(
+            key=f.DOCUMENT_ID, match=models.MatchValue(value=document_id)
+        )
+        points, _ = await self.client.scroll(
+            self.collection,
+            scroll_filter=course_filter(course_id, match_doc),
+            limit=1,
+            with_payload=models.PayloadSelectorInclude(include=[f.FILE_HASH]),
+        )
+        return (points[0].payload or {}).get(f.FILE_HASH) if points else None
+
+    async def close(self) -> None:
+        await self.client.close()

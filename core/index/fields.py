@@ -1,0 +1,31 @@
+"""Names of the payload fields and vectors stored with every chunk."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+DENSE = "dense"
+SPARSE = "sparse"
+
+COURSE_ID = "course_id"
+DOCUMENT_ID = "document_id"
+FILE_NAME = "file_name"
+PAGE = "page"
+SECTION = "section"
+KIND = "kind"
+VISIBILITY = "visibility"
+OWNER_ID = "owner_id"
+CONTENT_HASH = "content_hash"
+FILE_HASH = "file_hash"
+INGESTED_AT = "ingested_at"
+TEXT = "text"
+CHUNK_INDEX = "chunk_index"
+GENERATION = "generation"
+
+# Fields searched or filtered on, and so indexed.
+KEYWORD_INDEXES = (COURSE_ID, OWNER_ID, VISIBILITY, DOCUMENT_ID, KIND, GENERATION)
+
+
+class Visibility(StrEnum):
+    PUBLIC = "public"
+    PRIVATE = "private"

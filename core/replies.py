@@ -1,0 +1,109 @@
+"""Platform-free replies. Each adapter renders them in its own idiom (embeds, HTML, plain text)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """Where a fact comes from: enough for a student to open the right page."""
+
+    file_name: str
+    page: int | None = None
+    section: str | None = None
+    document_id: str | None = None
+    private: bool = False
+
+    def label(self) -> str:
+        parts = [self.file_name]
+        if self.page is not None:
+            parts.append(f"p. {self.page}")
+        if self.section:
+            parts.append(self.section)
+        label = ", ".join(parts)
+        return f"{label} (your notes)" if self.private else label
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An answer to a question. `grounded` is false when the material does not cover it;
+    `quoted` is true when the text is quoted from the material rather than written by an LLM."""
+
+    text: str
+    citations: tuple[Citation, ...] = ()
+    grounded: bool = True
+    quoted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Plain information: help text, a confirmation, a status line."""
+
+    text: str
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SourceEntry:
+    document_id: str
+    file_name: str
+    kind: str
+    chunks: int
+    private: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SourceList:
+    course_id: str
+    entries: tuple[SourceEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentReply:
+    """A file to send: a CSV export, a chart, a generated worksheet."""
+
+    file_name: str
+    content: bytes
+    media_type: str
+    caption: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Quiz:
+    question: str
+    options: tuple[str, ...]
+    correct_index: int
+    explanation: str = ""
+    citations: tuple[Citation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StepPrompt:
+    """One step of a guided exercise, with feedback on the previous answer if any."""
+
+    exercise_title: str
+    step_number: int
+    step_count: int
+    prompt: str
+    feedback: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far a long job has come; adapters show a bar or edit a message."""
+
+    stage: str
+    done: int
+    total: int | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorReply:
+    """An error the user caused, already worded for them."""
+
+    text: str
+
+
+Reply = Answer | Notice | SourceList | DocumentReply | Quiz | StepPrompt | ErrorReply

@@ -1,0 +1,71 @@
+"""Shared fixtures: settings in a temporary data dir, the bundled embedder (loaded once),
+real Redis under a key prefix of its own, and an in-memory Qdrant index."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from qdrant_client import AsyncQdrantClient
+from redis.asyncio import Redis
+
+from config import Settings
+from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
+from core.index import ChunkIndex
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_COURSE = REPO_ROOT / "examples" / "sample-course"
+SHARED_DATASETS = REPO_ROOT.parent / "shared" / "datasets"
+REDIS_URL = os.environ.get("COURSEBOT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No developer's COURSEBOT_* variables or .env leak into a test."""
+    for key in list(os.environ):
+        if key.startswith("COURSEBOT_") and key != "COURSEBOT_TEST_REDIS_URL":
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
+
+
+@pytest.fixture(scope="session")
+def embedder() -> MiniLMOnnxEmbedder:
+    return MiniLMOnnxEmbedder()
+
+
+@pytest.fixture
+async def index(embedder: MiniLMOnnxEmbedder) -> AsyncIterator[ChunkIndex]:
+    chunk_index = ChunkIndex(
+        AsyncQdrantClient(location=":memory:"), "test_chunks", embedder.dimensions, False
+    )
+    await chunk_index.ensure()
+    yield chunk_index
+    await chunk_index.close()
+
+
+@pytest.fixture
+def redis_prefix() -> str:
+    return f"coursebot-test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+async def redis_client(redis_prefix: str) -> AsyncIterator[Redis]:
+    client = Redis.from_url(REDIS_URL, decode_responses=True)
+    yield client
+    keys = [key async for key in client.scan_iter(f"{redis_prefix}:*")]
+    if keys:
+        await client.delete(*keys)
+    await client.aclose()
+
+
+@pytest.fixture
+def sample_course() -> Iterator[Path]:
+    yield SAMPLE_COURSE

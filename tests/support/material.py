@@ -1,0 +1,54 @@
+"""Puts hand-written chunks straight into an index, for tests that need material but are not
+about ingestion."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from qdrant_client import models
+
+from core.embedding.embedder import Embedder
+from core.index import ChunkIndex, SparseEncoder, Visibility
+from core.index import fields as f
+
+
+@dataclass(frozen=True)
+class Passage:
+    text: str
+    file_name: str = "syllabus.md"
+    page: int | None = None
+    section: str = ""
+    course_id: str = "sample"
+    owner_id: str | None = None
+
+
+async def add_passages(index: ChunkIndex, embedder: Embedder, passages: list[Passage]) -> None:
+    dense = await embedder.embed([p.text for p in passages])
+    sparse = SparseEncoder()
+    points = []
+    for n, (passage, vector) in enumerate(zip(passages, dense, strict=True)):
+        terms = sparse.encode_document(passage.text)
+        visibility = Visibility.PRIVATE if passage.owner_id else Visibility.PUBLIC
+        points.append(
+            models.PointStruct(
+                id=str(uuid.uuid4()),
+                vector={
+                    f.DENSE: vector.tolist(),
+                    f.SPARSE: models.SparseVector(indices=terms.indices, values=terms.values),
+                },
+                payload={
+                    f.COURSE_ID: passage.course_id,
+                    f.DOCUMENT_ID: f"{passage.course_id}/{passage.file_name}",
+                    f.FILE_NAME: passage.file_name,
+                    f.TEXT: passage.text,
+                    f.PAGE: passage.page,
+                    f.SECTION: passage.section,
+                    f.KIND: "syllabus",
+                    f.VISIBILITY: visibility.value,
+                    f.OWNER_ID: passage.owner_id,
+                    f.CHUNK_INDEX: n,
+                },
+            )
+        )
+    await index.upsert(points)
