@@ -3,6 +3,7 @@
 from core.context import Context, Role
 from core.course_bot import CourseBot
 from core.errors import UserFacingError
-from core.factory import open_core
 
-__all__ = ["Context", "CourseBot", "Role", "UserFacingError", "open_core"]
+# The factory (core.factory.open_core) is imported from its module: it wires in ingestion,
+# which itself builds on core.
+__all__ = ["Context", "CourseBot", "Role", "UserFacingError"]

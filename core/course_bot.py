@@ -6,7 +6,8 @@ dependency is passed in."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -14,11 +15,14 @@ from core.commands import help_text, parse_command
 from core.context import Context
 from core.errors import BadInputError, CourseEmptyError, UnknownCommandError, UserFacingError
 from core.index import ChunkIndex
-from core.permissions import effective_roles
+from core.permissions import Action, effective_roles, require
 from core.quoting import quote_passages
 from core.replies import Answer, ErrorReply, Notice, Reply, SourceEntry, SourceList
 from core.retrieval import Retriever
 from core.sessions import SessionStore
+
+if TYPE_CHECKING:  # ingestion builds on core; the facade only passes its types along
+    from ingestion.pipeline import Ingestor, IngestReport, ProgressCallback, SourceFile
 
 log = structlog.get_logger(__name__)
 
@@ -28,10 +32,18 @@ Handler = Callable[[Context, str], Awaitable[list[Reply]]]
 
 
 class CourseBot:
-    def __init__(self, *, index: ChunkIndex, retriever: Retriever, sessions: SessionStore) -> None:
+    def __init__(
+        self,
+        *,
+        index: ChunkIndex,
+        retriever: Retriever,
+        sessions: SessionStore,
+        ingestor: Ingestor,
+    ) -> None:
         self.index = index
         self.retriever = retriever
         self.sessions = sessions
+        self.ingestor = ingestor
         self._handlers: dict[str, Handler] = {
             "help": self._on_help,
             "ask": self._on_ask,
@@ -41,19 +53,27 @@ class CourseBot:
     async def handle(self, ctx: Context, text: str) -> list[Reply]:
         """One inbound chat line: a /command or a plain message. Never raises: errors the
         user caused become an ErrorReply, others are logged and reported politely."""
+        return await self.handle_call(ctx, self._dispatch(ctx, text))
+
+    async def handle_call(self, ctx: Context, call: Awaitable[Reply | list[Reply]]) -> list[Reply]:
+        """Await a core call on behalf of an adapter, turning every failure into a reply."""
         try:
-            parsed = parse_command(text)
-            if parsed is None:
-                return [await self.ask(ctx, text)]
-            handler = self._handlers.get(parsed.name)
-            if handler is None:
-                raise UnknownCommandError(parsed.name)
-            return await handler(ctx, parsed.argument)
+            result = await call
         except UserFacingError as error:
             return [ErrorReply(str(error))]
         except Exception:
             log.exception("request failed", platform=ctx.platform, course=ctx.course_id)
             return [ErrorReply(INTERNAL_ERROR)]
+        return result if isinstance(result, list) else [result]
+
+    async def _dispatch(self, ctx: Context, text: str) -> list[Reply]:
+        parsed = parse_command(text)
+        if parsed is None:
+            return [await self.ask(ctx, text)]
+        handler = self._handlers.get(parsed.name)
+        if handler is None:
+            raise UnknownCommandError(parsed.name)
+        return await handler(ctx, parsed.argument)
 
     def help(self, ctx: Context) -> Notice:
         return Notice(help_text(effective_roles(ctx)), title="coursebot")
@@ -76,6 +96,33 @@ class CourseBot:
                 for d in documents
             ),
         )
+
+    async def ingest(
+        self,
+        ctx: Context,
+        sources: Sequence[SourceFile],
+        on_progress: ProgressCallback | None = None,
+        private: bool = False,
+    ) -> IngestReport:
+        """Add material to the context's course: public (instructors only) or the user's
+        private notes."""
+        if not private:
+            require(ctx, Action.INGEST)
+        owner = ctx.user_id if private else None
+        return await self.ingestor.ingest(
+            sources, ctx.course_id, owner_id=owner, on_progress=on_progress
+        )
+
+    async def forget(self, ctx: Context, document: str, private: bool = False) -> Notice:
+        if not private:
+            require(ctx, Action.FORGET)
+        owner = ctx.user_id if private else None
+        if not await self.ingestor.forget(ctx.course_id, document, owner_id=owner):
+            raise BadInputError(
+                f"There is no document '{document}' in '{ctx.course_id}'. "
+                "/sources lists the course's documents."
+            )
+        return Notice(f"Removed '{document}' from '{ctx.course_id}'.")
 
     async def close(self) -> None:
         await self.index.close()

@@ -5,16 +5,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import ollama
 import structlog
 from qdrant_client import AsyncQdrantClient
 
-from config import Settings
+from config import ModelRole, Settings
 from core.course_bot import CourseBot
 from core.embedding.embedder import Embedder
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
+from core.embedding.ollama_embedder import OllamaEmbedder
 from core.index import ChunkIndex, SparseEncoder
 from core.retrieval import Retriever
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
+from ingestion.captioning import OllamaCaptioner
+from ingestion.pipeline import Ingestor
 
 log = structlog.get_logger(__name__)
 
@@ -38,7 +42,15 @@ def session_store(settings: Settings) -> SessionStore:
     return MemorySessionStore()
 
 
-def embedder(settings: Settings) -> Embedder:
+def ollama_client(settings: Settings) -> ollama.AsyncClient | None:
+    if settings.ollama_host is None:
+        return None
+    return ollama.AsyncClient(host=str(settings.ollama_host), timeout=settings.ollama_timeout_s)
+
+
+async def embedder(settings: Settings, client: ollama.AsyncClient | None) -> Embedder:
+    if client is not None and settings.ollama_embed_model:
+        return await OllamaEmbedder.connect(client, settings.ollama_embed_model)
     return MiniLMOnnxEmbedder()
 
 
@@ -49,19 +61,34 @@ async def open_index(settings: Settings, dimensions: int) -> ChunkIndex:
         dimensions,
         payload_indexes=settings.qdrant_url is not None,
     )
-    await index.ensure()
+    try:
+        await index.ensure()
+    except BaseException:
+        await index.close()
+        raise
     return index
 
 
 @asynccontextmanager
 async def open_core(settings: Settings) -> AsyncIterator[CourseBot]:
     """The core wired to the configured engines, closed on exit."""
-    dense = embedder(settings)
+    llm = ollama_client(settings)
+    dense = await embedder(settings, llm)
     index = await open_index(settings, dense.dimensions)
+    sparse = SparseEncoder()
+    vision = settings.ollama_models.get(ModelRole.VISION)
+    ingestor = Ingestor(
+        index=index,
+        embedder=dense,
+        sparse=sparse,
+        max_bytes=settings.max_upload_bytes,
+        captioner=OllamaCaptioner(llm, vision) if llm is not None and vision else None,
+    )
     bot = CourseBot(
         index=index,
-        retriever=Retriever(index, dense, SparseEncoder()),
+        retriever=Retriever(index, dense, sparse),
         sessions=session_store(settings),
+        ingestor=ingestor,
     )
     try:
         yield bot

@@ -11,14 +11,12 @@ from pathlib import Path
 import pytest
 from qdrant_client import AsyncQdrantClient
 from redis.asyncio import Redis
+from support.paths import SAMPLE_COURSE, SHARED_DATASETS  # noqa: F401  (re-exported for tests)
 
 from config import Settings
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.index import ChunkIndex
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_COURSE = REPO_ROOT / "examples" / "sample-course"
-SHARED_DATASETS = REPO_ROOT.parent / "shared" / "datasets"
 REDIS_URL = os.environ.get("COURSEBOT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 

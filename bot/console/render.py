@@ -12,6 +12,7 @@ from core.replies import (
     SourceList,
     StepPrompt,
 )
+from ingestion.pipeline import FileStatus, IngestReport
 
 
 def render(reply: Reply) -> str:
@@ -55,3 +56,22 @@ def _sources(sources: SourceList) -> str:
         private = ", private" if entry.private else ""
         lines.append(f"  {entry.file_name} ({entry.kind}, {entry.chunks} chunks{private})")
     return "\n".join(lines)
+
+
+def render_ingest_report(report: IngestReport) -> str:
+    lines = []
+    for result in report.results:
+        if result.status is FileStatus.FAILED:
+            lines.append(f"  ✗ {result.file_name}: {result.error}")
+        elif result.status is FileStatus.UNCHANGED:
+            lines.append(f"  = {result.file_name}: unchanged")
+        else:
+            pages = f", {result.pages} pages" if result.pages else ""
+            lines.append(
+                f"  ✓ {result.file_name}: {result.status.value}, {result.chunks} chunks{pages}"
+            )
+    failed = len(report.failed)
+    summary = f"{len(report.results) - failed} of {len(report.results)} files ingested"
+    if failed:
+        summary += f"; {failed} failed (the index is unchanged for them)"
+    return "\n".join([*lines, summary])

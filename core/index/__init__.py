@@ -1,6 +1,13 @@
 """The tenant-scoped chunk index in Qdrant."""
 
-from core.index.chunk_index import ChunkIndex, ChunkRecord, DocumentSummary, SearchHit, SearchMode
+from core.index.chunk_index import (
+    ChunkIndex,
+    ChunkRecord,
+    DocumentSummary,
+    IndexMismatchError,
+    SearchHit,
+    SearchMode,
+)
 from core.index.fields import Visibility
 from core.index.sparse import SparseEncoder, SparseVector
 from core.index.tenant import tenant_filter
@@ -9,6 +16,7 @@ __all__ = [
     "ChunkIndex",
     "ChunkRecord",
     "DocumentSummary",
+    "IndexMismatchError",
     "SearchHit",
     "SearchMode",
     "SparseEncoder",

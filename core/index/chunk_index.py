@@ -70,6 +70,10 @@ class DocumentSummary:
     file_hash: str | None
 
 
+class IndexMismatchError(RuntimeError):
+    """The stored collection was built for another embedder."""
+
+
 class SearchMode(StrEnum):
     DENSE = "dense"
     SPARSE = "sparse"
@@ -94,6 +98,7 @@ class ChunkIndex:
     async def ensure(self) -> None:
         """Create the collection and its payload indexes if they do not exist yet."""
         if await self.client.collection_exists(self.collection):
+            await self._check_dimensions()
             return
         await self.client.create_collection(
             self.collection,
@@ -107,6 +112,17 @@ class ChunkIndex:
         for name in f.KEYWORD_INDEXES if self.payload_indexes else ():
             await self.client.create_payload_index(
                 self.collection, name, field_schema=models.PayloadSchemaType.KEYWORD
+            )
+
+    async def _check_dimensions(self) -> None:
+        info = await self.client.get_collection(self.collection)
+        vectors = info.config.params.vectors
+        size = vectors[f.DENSE].size if isinstance(vectors, dict) else None
+        if size != self.dimensions:
+            raise IndexMismatchError(
+                f"the Qdrant collection '{self.collection}' holds {size}-dimension vectors but "
+                f"the configured embedder makes {self.dimensions}: set another "
+                "COURSEBOT_QDRANT_COLLECTION (and ingest again) or switch the embedder back"
             )
 
     async def count(self, ctx: Context) -> int:
@@ -153,6 +169,21 @@ class ChunkIndex:
 
     async def documents(self, ctx: Context) -> list[DocumentSummary]:
         """The documents this user may see in the context's course, with chunk counts."""
+        return await self._documents(tenant_filter(ctx))
+
+    async def documents_in_course(
+        self, course_id: str, owner_id: str | None = None
+    ) -> list[DocumentSummary]:
+        """For maintenance: the course's public documents, or one owner's private ones."""
+        if owner_id is None:
+            scope = models.FieldCondition(
+                key=f.VISIBILITY, match=models.MatchValue(value=f.Visibility.PUBLIC.value)
+            )
+        else:
+            scope = models.FieldCondition(key=f.OWNER_ID, match=models.MatchValue(value=owner_id))
+        return await self._documents(course_filter(course_id, scope))
+
+    async def _documents(self, scope: models.Filter) -> list[DocumentSummary]:
         counts: dict[str, int] = defaultdict(int)
         first: dict[str, dict[str, Any]] = {}
         offset: Any = None
@@ -160,7 +191,7 @@ class ChunkIndex:
         while True:
             points, offset = await self.client.scroll(
                 self.collection,
-                scroll_filter=tenant_filter(ctx),
+                scroll_filter=scope,
                 limit=512,
                 offset=offset,
                 with_payload=models.PayloadSelectorInclude(include=keep),
@@ -208,6 +239,12 @@ class ChunkIndex:
         await self.client.delete(
             self.collection, points_selector=models.FilterSelector(filter=selector), wait=True
         )
+
+    async def delete_points(self, ids: list[str]) -> None:
+        if ids:
+            await self.client.delete(
+                self.collection, points_selector=models.PointIdsList(points=ids), wait=True
+            )
 
     async def document_hash(self, course_id: str, document_id: str) -> str | None:
         """The file hash stored with a document's chunks, or None if it is not indexed."""

@@ -19,6 +19,7 @@ CONTENT_HASH = "content_hash"
 FILE_HASH = "file_hash"
 INGESTED_AT = "ingested_at"
 TEXT = "text"
+TITLE = "title"
 CHUNK_INDEX = "chunk_index"
 GENERATION = "generation"
 

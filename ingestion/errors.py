@@ -1,0 +1,27 @@
+"""Per-file ingestion errors. Each message is meant for the person who sent the file."""
+
+from __future__ import annotations
+
+
+class IngestError(Exception):
+    """A file could not be ingested; the index is unchanged for it."""
+
+
+class UnsupportedFileError(IngestError):
+    pass
+
+
+class EmptyFileError(IngestError):
+    pass
+
+
+class CorruptFileError(IngestError):
+    pass
+
+
+class EncryptedFileError(IngestError):
+    pass
+
+
+class FileTooLargeError(IngestError):
+    pass

@@ -1,0 +1,110 @@
+"""Writes a document's chunks to the index: embed, then swap generations.
+
+The new version's points are written first and the old version's deleted after, so a
+concurrent reader always finds the document; if writing fails, the new points are removed
+and the old version stays as it was."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+from qdrant_client import models
+
+from core.embedding.embedder import Embedder
+from core.index import ChunkIndex, SparseEncoder, Visibility
+from core.index import fields as f
+from ingestion.chunking import Chunk
+from ingestion.identity import point_id, text_sha256
+
+EMBED_BATCH = 64
+UPSERT_BATCH = 256
+
+EmbeddedCallback = Callable[[int], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentMeta:
+    course_id: str
+    document_id: str
+    file_name: str
+    title: str
+    kind: str
+    file_hash: str
+    owner_id: str | None = None
+
+    @property
+    def visibility(self) -> Visibility:
+        return Visibility.PRIVATE if self.owner_id else Visibility.PUBLIC
+
+
+class ChunkWriter:
+    def __init__(self, index: ChunkIndex, embedder: Embedder, sparse: SparseEncoder) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.sparse = sparse
+
+    async def replace(
+        self,
+        meta: DocumentMeta,
+        chunks: list[Chunk],
+        generation: str,
+        on_embedded: EmbeddedCallback | None = None,
+    ) -> None:
+        vectors = await self._embed(chunks, on_embedded)
+        points = self._points(meta, chunks, vectors, generation)
+        try:
+            for start in range(0, len(points), UPSERT_BATCH):
+                await self.index.upsert(points[start : start + UPSERT_BATCH])
+        except BaseException:
+            await self.index.delete_points([str(p.id) for p in points])
+            raise
+        await self.index.delete_document(
+            meta.course_id, meta.document_id, keep_generation=generation
+        )
+
+    async def _embed(self, chunks: list[Chunk], on_embedded: EmbeddedCallback | None) -> np.ndarray:
+        parts = []
+        for start in range(0, len(chunks), EMBED_BATCH):
+            batch = chunks[start : start + EMBED_BATCH]
+            parts.append(await self.embedder.embed([c.embed_text for c in batch]))
+            if on_embedded is not None:
+                await on_embedded(start + len(batch))
+        return np.concatenate(parts) if parts else np.zeros((0, self.embedder.dimensions))
+
+    def _points(
+        self, meta: DocumentMeta, chunks: list[Chunk], vectors: np.ndarray, generation: str
+    ) -> list[models.PointStruct]:
+        now = datetime.now(UTC).isoformat()
+        points = []
+        for chunk, vector in zip(chunks, vectors, strict=True):
+            terms = self.sparse.encode_document(chunk.embed_text)
+            points.append(
+                models.PointStruct(
+                    id=point_id(meta.document_id, generation, chunk.index),
+                    vector={
+                        f.DENSE: vector.tolist(),
+                        f.SPARSE: models.SparseVector(indices=terms.indices, values=terms.values),
+                    },
+                    payload={
+                        f.COURSE_ID: meta.course_id,
+                        f.DOCUMENT_ID: meta.document_id,
+                        f.FILE_NAME: meta.file_name,
+                        f.TITLE: meta.title,
+                        f.KIND: meta.kind,
+                        f.VISIBILITY: meta.visibility.value,
+                        f.OWNER_ID: meta.owner_id,
+                        f.FILE_HASH: meta.file_hash,
+                        f.GENERATION: generation,
+                        f.INGESTED_AT: now,
+                        f.PAGE: chunk.page,
+                        f.SECTION: chunk.section,
+                        f.CHUNK_INDEX: chunk.index,
+                        f.CONTENT_HASH: text_sha256(chunk.text),
+                        f.TEXT: chunk.text,
+                    },
+                )
+            )
+        return points

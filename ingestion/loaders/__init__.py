@@ -1,0 +1,36 @@
+"""File loaders by type. Each turns one file into a `LoadedDocument` of ordered blocks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ingestion.documents import LoadedDocument
+from ingestion.errors import UnsupportedFileError
+from ingestion.loaders.docx import load_docx
+from ingestion.loaders.markdown import load_markdown
+from ingestion.loaders.pdf import load_pdf
+from ingestion.loaders.plain_text import load_text
+from ingestion.loaders.pptx import load_pptx
+
+Loader = Callable[[Path, str, bool], LoadedDocument]
+
+LOADERS: dict[str, Loader] = {
+    ".pdf": load_pdf,
+    ".pptx": load_pptx,
+    ".docx": load_docx,
+    ".md": load_markdown,
+    ".markdown": load_markdown,
+    ".txt": load_text,
+}
+
+
+def loader_for(file_name: str) -> Loader:
+    """The loader for a file name's type, or UnsupportedFileError naming what is supported."""
+    suffix = Path(file_name).suffix.lower()
+    loader = LOADERS.get(suffix)
+    if loader is None:
+        kinds = ", ".join(sorted(LOADERS))
+        shown = f"'{suffix}'" if suffix else "a file without an extension"
+        raise UnsupportedFileError(f"{shown} is not a supported type (supported: {kinds})")
+    return loader

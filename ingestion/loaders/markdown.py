@@ -1,0 +1,77 @@
+"""Markdown: headings give the section path; paragraphs, list items, tables and code blocks
+become blocks in reading order (markdown-it-py, CommonMark plus tables)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from ingestion.documents import Block, BlockKind, LoadedDocument, Table
+from ingestion.loaders.plain_text import read_text
+
+_STRONG = re.compile(r"(\*\*|__)(.+?)\1")
+
+
+def load_markdown(path: Path, file_name: str, with_images: bool = False) -> LoadedDocument:
+    text = read_text(path)
+    blocks = list(_blocks(MarkdownIt("commonmark").enable("table").parse(text)))
+    title = next((b.section[0] for b in blocks if b.section), Path(file_name).stem)
+    return LoadedDocument(file_name=file_name, title=title, blocks=blocks)
+
+
+def _blocks(tokens: list[Token]):
+    headings: list[tuple[int, str]] = []
+    list_depth = 0
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        section = tuple(text for _, text in headings)
+        if token.type == "heading_open":
+            level = int(token.tag[1])
+            headings = [h for h in headings if h[0] < level]
+            headings.append((level, tokens[i + 1].content.strip()))
+            i += 3
+            continue
+        if token.type in ("bullet_list_open", "ordered_list_open"):
+            list_depth += 1
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            list_depth -= 1
+        elif token.type == "inline" and tokens[i - 1].type == "paragraph_open":
+            kind = BlockKind.LIST_ITEM if list_depth else BlockKind.PARAGRAPH
+            # Soft line breaks inside a Markdown paragraph are spaces.
+            content = _STRONG.sub(r"\2", " ".join(token.content.split()))
+            if content:
+                prefix = "- " if list_depth else ""
+                yield Block(prefix + content, kind, section=section)
+        elif token.type in ("fence", "code_block") and token.content.strip():
+            yield Block(token.content.rstrip(), BlockKind.PARAGRAPH, section=section)
+        elif token.type == "table_open":
+            table, i = _table(tokens, i)
+            if table.rows or any(table.header):
+                yield Block(table.render(), BlockKind.TABLE, section=section, table=table)
+            continue
+        i += 1
+
+
+def _table(tokens: list[Token], start: int) -> tuple[Table, int]:
+    """Read a table from `table_open`; returns the table and the index after `table_close`."""
+    rows: list[tuple[str, ...]] = []
+    header: tuple[str, ...] = ()
+    cells: list[str] = []
+    i = start + 1
+    while tokens[i].type != "table_close":
+        token = tokens[i]
+        if token.type == "tr_open":
+            cells = []
+        elif token.type == "inline":
+            cells.append(" ".join(_STRONG.sub(r"\2", token.content).split()))
+        elif token.type == "tr_close":
+            if not header and tokens[i - 1].type == "th_close":
+                header = tuple(cells)
+            else:
+                rows.append(tuple(cells))
+        i += 1
+    return Table(header=header, rows=tuple(rows)), i + 1

@@ -1,0 +1,490 @@
+"""PDF loader on pypdfium2: text per page in reading order, split into paragraphs by line
+spacing, sections from slide titles (a deck of landscape pages) or heading-like lines.
+
+pdfium gives text line by line with no blank lines between paragraphs, so breaks are found
+from each line's box: a gap wider than the spacing inside the document's paragraphs, a short
+line ending a sentence, or a bullet. Running headers and footers (page numbers, a deck's footer)
+are dropped so they don't end up in every chunk."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+import structlog
+
+from ingestion.documents import Block, BlockKind, DocumentKind, ImageRef, LoadedDocument
+from ingestion.errors import CorruptFileError, EmptyFileError, EncryptedFileError
+from ingestion.loaders.text_cleanup import (
+    MIN_IMAGE_SIDE,
+    clean_text,
+    document_title,
+    image_ref,
+    list_item_text,
+    png_bytes,
+    starts_with_bullet,
+)
+
+log = structlog.get_logger(__name__)
+
+MAX_HEADING_CHARS = 80
+MAX_HEADING_WORDS = 12
+# Headers and footers sit in this share of the page height at the top or bottom.
+MARGIN_ZONE = 0.08
+# A gap this much (in line heights) over the spacing inside a paragraph starts a new one.
+PARAGRAPH_GAP = 0.15
+MIN_PARAGRAPH_GAP = 0.2
+# A line ending this far (share of the text width) short of the right edge ends a paragraph.
+SHORT_LINE = 0.15
+LARGER_TEXT = 1.15
+
+_FORCE_BOLD_FLAG = 1 << 18
+_BOLD_FONT = re.compile(r"bold|black|heavy|demi|semibold", re.IGNORECASE)
+_PDFIUM_SOFT_HYPHEN = re.compile(r"[\ufffe\x02](?=[^\W\d_])")
+_PAGE_NUMBER = re.compile(r"[-–\s]*(page\s*)?\d{1,4}(\s*(of|/)\s*\d{1,4})?[-–\s]*", re.IGNORECASE)
+_NUMBERED_ITEM = re.compile(r"^\(?(\d{1,2}|[a-z])[.)]\s+\S")
+_HEADING_NUMBER = re.compile(r"^(\d+(\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s+")
+_SMALL_WORDS = frozenset(
+    {"a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "nor", "of"}
+    | {"on", "or", "per", "the", "to", "vs", "via", "with", "&"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    text: str  # cleaned
+    box: tuple[float, float, float, float] | None  # left, bottom, right, top (PDF points)
+    bold: bool = False
+
+    @property
+    def height(self) -> float:
+        return self.box[3] - self.box[1] if self.box else 0.0
+
+
+@dataclass(slots=True)
+class _Page:
+    number: int
+    width: float
+    height: float
+    lines: list[_Line]
+    images: list[bytes] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Document-wide measures the paragraph and heading rules compare against."""
+
+    gap_threshold: float  # in line heights
+    body_height: float
+
+
+def load_pdf(path: Path, file_name: str, with_images: bool = False) -> LoadedDocument:
+    try:
+        pdf = pdfium.PdfDocument(path)
+    except pdfium.PdfiumError as error:
+        if error.err_code == pdfium_c.FPDF_ERR_PASSWORD:
+            raise EncryptedFileError(
+                f"{file_name} is password-protected: save a copy without the password and "
+                "send that instead."
+            ) from error
+        if error.err_code == pdfium_c.FPDF_ERR_SECURITY:
+            raise EncryptedFileError(
+                f"{file_name} is encrypted in a way that can't be opened: save a copy without "
+                "protection and send that instead."
+            ) from error
+        raise CorruptFileError(
+            f"{file_name} could not be read as a PDF: it may be damaged or not a PDF at all."
+        ) from error
+    try:
+        title = document_title(pdf.get_metadata_dict().get("Title"), file_name)
+        pages = list(_read_pages(pdf, file_name, with_images))
+    finally:
+        pdf.close()
+
+    if not pages:
+        raise CorruptFileError(f"{file_name} has no page that can be read: it may be damaged.")
+    _drop_running_lines(pages)
+    slides = all(page.width > page.height for page in pages)
+    layout = _measure(pages, slides)
+    blocks = _slide_blocks(pages, layout) if slides else _document_blocks(pages, layout)
+    if not blocks:
+        raise EmptyFileError(
+            f"{file_name} has no text that can be extracted. If it is a scan, run it through "
+            "OCR first and send the result."
+        )
+    return LoadedDocument(
+        file_name=file_name,
+        title=title,
+        blocks=blocks,
+        kind=DocumentKind.SLIDES if slides else DocumentKind.DOCUMENT,
+        page_count=len(pages),
+        images=_image_refs(pages, blocks) if with_images else [],
+    )
+
+
+def _read_pages(pdf: pdfium.PdfDocument, file_name: str, with_images: bool) -> Iterator[_Page]:
+    for index in range(len(pdf)):
+        try:
+            yield _read_page(pdf, index, file_name, with_images)
+        except pdfium.PdfiumError:
+            log.warning("skipping a PDF page pdfium can't read", file=file_name, page=index + 1)
+
+
+def _read_page(pdf: pdfium.PdfDocument, index: int, file_name: str, with_images: bool) -> _Page:
+    page = pdf[index]
+    try:
+        width, height = page.get_size()
+        textpage = page.get_textpage()
+        try:
+            lines = _page_lines(textpage)
+        finally:
+            textpage.close()
+        images = _page_images(page, file_name, index + 1) if with_images else []
+        return _Page(index + 1, width, height, lines, images)
+    finally:
+        page.close()
+
+
+def _page_lines(textpage: pdfium.PdfTextPage) -> list[_Line]:
+    text = textpage.get_text_range()
+    lines = []
+    for match in re.finditer(r"[^\r\n]+", text):
+        raw = match.group()
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        start = match.start() + len(raw) - len(raw.lstrip())
+        end = start + len(stripped) - 1
+        line_text = clean_text(_PDFIUM_SOFT_HYPHEN.sub("", stripped).replace("\ufffe", "-\n"))
+        if line_text:
+            lines.append(_Line(line_text, *_line_geometry(textpage, start, end)))
+    return lines
+
+
+def _line_geometry(
+    textpage: pdfium.PdfTextPage, start: int, end: int
+) -> tuple[tuple[float, float, float, float] | None, bool]:
+    """The box around a line's first and last characters, and whether both are bold."""
+    first = pdfium_c.FPDFText_GetCharIndexFromTextIndex(textpage, start)
+    last = pdfium_c.FPDFText_GetCharIndexFromTextIndex(textpage, end)
+    if first < 0 or last < 0:
+        return None, False
+    left, bottom, _, top = textpage.get_charbox(first, loose=True)
+    _, last_bottom, right, last_top = textpage.get_charbox(last, loose=True)
+    box = (left, min(bottom, last_bottom), right, max(top, last_top))
+    if box[3] - box[1] <= 0:
+        return None, False
+    return box, _is_bold(textpage, first) and _is_bold(textpage, last)
+
+
+def _is_bold(textpage: pdfium.PdfTextPage, index: int) -> bool:
+    flags = ctypes.c_int(0)
+    size = pdfium_c.FPDFText_GetFontInfo(textpage, index, None, 0, ctypes.byref(flags))
+    if size <= 0:
+        return False
+    name = ctypes.create_string_buffer(size)
+    pdfium_c.FPDFText_GetFontInfo(textpage, index, name, size, ctypes.byref(flags))
+    font = name.value.decode("utf-8", errors="replace")
+    return bool(flags.value & _FORCE_BOLD_FLAG) or bool(_BOLD_FONT.search(font))
+
+
+def _page_images(page: pdfium.PdfPage, file_name: str, number: int) -> list[bytes]:
+    """Encoded images on a page (JPEG as stored, anything else as PNG); icons are skipped."""
+    found = []
+    for image in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]):
+        try:
+            if min(image.get_px_size()) < MIN_IMAGE_SIDE:
+                continue
+            if image.get_filters(skip_simple=True) == ["DCTDecode"]:
+                found.append(bytes(image.get_data(decode_simple=True)))
+            else:
+                found.append(png_bytes(image.get_bitmap(render=False).to_pil()))
+        except Exception:  # one image that pdfium or Pillow can't decode never fails the file
+            log.debug(
+                "skipping a PDF image that could not be extracted", file=file_name, page=number
+            )
+    return found
+
+
+def _in_margin(line: _Line, page: _Page) -> bool:
+    if line.box is None or page.height <= 0:
+        return False
+    middle = (line.box[1] + line.box[3]) / 2
+    return middle < page.height * MARGIN_ZONE or middle > page.height * (1 - MARGIN_ZONE)
+
+
+def _drop_running_lines(pages: list[_Page]) -> None:
+    """Drop page numbers and lines repeated in the top or bottom margin of most pages."""
+
+    def key(line: _Line) -> str:
+        return re.sub(r"\d+", "#", line.text.lower())
+
+    counts = Counter(
+        text
+        for page in pages
+        for text in {key(line) for line in page.lines if _in_margin(line, page)}
+    )
+    repeated = max(2, math.ceil(len(pages) / 2))
+    for page in pages:
+        page.lines = [
+            line
+            for line in page.lines
+            if not _in_margin(line, page)
+            or not (_PAGE_NUMBER.fullmatch(line.text) or counts[key(line)] >= repeated)
+        ]
+
+
+def _measure(pages: list[_Page], slides: bool) -> _Layout:
+    """Line spacing inside a paragraph, and the usual text height.
+
+    In a document most pairs of lines sit in the same paragraph, so the commonest spacing is
+    the spacing inside one. On slides most lines are bullets of their own and only a few wrap:
+    there the tightest spacing is the one inside a paragraph."""
+    ratios = []
+    heights = []
+    for page in pages:
+        for previous, line in zip(page.lines, page.lines[1:], strict=False):
+            ratio = _gap_ratio(previous, line)
+            if ratio is not None and -0.3 <= ratio <= 3 and not _same_row(previous, line):
+                ratios.append(ratio)
+        heights.extend(line.height for line in page.lines if line.box)
+    ratios.sort()
+    if len(ratios) < 3:
+        inside = 0.0
+    elif slides:
+        inside = ratios[int(0.05 * (len(ratios) - 1))]
+    else:
+        buckets = Counter(round(ratio / 0.05) for ratio in ratios)
+        inside = max(buckets, key=lambda bucket: (buckets[bucket], -bucket)) * 0.05
+    heights.sort()
+    return _Layout(
+        gap_threshold=max(inside + PARAGRAPH_GAP, MIN_PARAGRAPH_GAP),
+        body_height=heights[len(heights) // 2] if heights else 0.0,
+    )
+
+
+def _gap_ratio(previous: _Line, line: _Line) -> float | None:
+    """The blank space between two lines, in line heights (negative when they overlap)."""
+    if previous.box is None or line.box is None:
+        return None
+    height = min(previous.height, line.height)
+    return (previous.box[1] - line.box[3]) / height
+
+
+def _same_row(previous: _Line, line: _Line) -> bool:
+    """pdfium splits a row into pieces when its cells sit far apart (tables, tab stops)."""
+    if previous.box is None or line.box is None:
+        return False
+    height = min(previous.height, line.height)
+    return abs(previous.box[3] - line.box[3]) < 0.3 * height and line.box[0] > previous.box[2]
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    line: _Line
+    joiner: str  # "\n" within a paragraph, " " for another piece of the same row
+    gap_before: bool  # white space above, as a heading has
+    new_paragraph: bool
+
+
+def _steps(page: _Page, layout: _Layout) -> Iterator[_Step]:
+    boxes = [line.box for line in page.lines if line.box]
+    left = min((box[0] for box in boxes), default=0.0)
+    right = max((box[2] for box in boxes), default=0.0)
+    short_of = right - SHORT_LINE * (right - left)
+    previous: _Line | None = None
+    for line in page.lines:
+        if previous is None:  # the top of a page counts as white space above
+            yield _Step(line, "\n", gap_before=True, new_paragraph=True)
+            previous = line
+            continue
+        if _same_row(previous, line):
+            yield _Step(line, " ", gap_before=False, new_paragraph=False)
+            previous = line
+            continue
+        ratio = _gap_ratio(previous, line)
+        gap = ratio is not None and (ratio > layout.gap_threshold or ratio < -0.5)
+        ended = (
+            previous.box is not None
+            and previous.box[2] < short_of
+            and previous.text.endswith((".", "!", "?", ":"))
+        )
+        listed = starts_with_bullet(line.text) or bool(_NUMBERED_ITEM.match(line.text))
+        yield _Step(line, "\n", gap_before=gap, new_paragraph=gap or ended or listed)
+        previous = line
+
+
+class _Paragraphs:
+    """Collects lines into blocks, flushing one whenever a paragraph or section ends."""
+
+    def __init__(self) -> None:
+        self.blocks: list[Block] = []
+        self._text: list[str] = []
+
+    def add(self, step: _Step) -> None:
+        if self._text:
+            self._text.append(step.joiner)
+        self._text.append(step.line.text)
+
+    def flush(self, page: int, section: tuple[str, ...]) -> None:
+        text = clean_text("".join(self._text))
+        self._text = []
+        if not text:
+            return
+        if starts_with_bullet(text):
+            text = list_item_text(text[1:].lstrip())
+            self.blocks.append(Block(text, BlockKind.LIST_ITEM, page=page, section=section))
+        elif _NUMBERED_ITEM.match(text):
+            self.blocks.append(Block(text, BlockKind.LIST_ITEM, page=page, section=section))
+        else:
+            self.blocks.append(Block(text, BlockKind.PARAGRAPH, page=page, section=section))
+
+
+def _slide_blocks(pages: list[_Page], layout: _Layout) -> list[Block]:
+    """Each page a slide: its first line is the title, the rest its body."""
+    paragraphs = _Paragraphs()
+    for page in pages:
+        if not page.lines:
+            continue
+        section = (page.lines[0].text,)
+        body = _Page(page.number, page.width, page.height, page.lines[1:])
+        if not body.lines:  # a title-only slide still says something
+            body.lines = page.lines
+        for step in _steps(body, layout):
+            if step.new_paragraph:
+                paragraphs.flush(page.number, section)
+            paragraphs.add(step)
+        paragraphs.flush(page.number, section)
+    return paragraphs.blocks
+
+
+def _document_blocks(pages: list[_Page], layout: _Layout) -> list[Block]:
+    """Pages in order; a heading-like line starts a section that runs across pages."""
+    paragraphs = _Paragraphs()
+    section: tuple[str, ...] = ()
+    for page in pages:
+        heading: _Line | None = None  # the heading just read, to join one wrapped over lines
+        for step in _steps(page, layout):
+            if heading is not None and _continues_heading(heading, step, layout):
+                section = (f"{section[0]} {step.line.text}".rstrip(":").strip(),)
+                last = paragraphs.blocks[-1]
+                text = f"{last.text}\n{step.line.text}"
+                paragraphs.blocks[-1] = Block(text=text, page=last.page, section=section)
+                heading = None
+                continue
+            # the space under a heading is no sign that the next line is one too
+            if _is_heading(replace(step, gap_before=False) if heading else step, layout):
+                paragraphs.flush(page.number, section)
+                section = (step.line.text.rstrip(":").strip(),)
+                heading = step.line
+                # The heading stays in the text too: a chunk of the page is labelled by the
+                # section its page starts in, not by headings further down.
+                paragraphs.blocks.append(Block(step.line.text, page=page.number, section=section))
+                continue
+            heading = None
+            if step.new_paragraph:
+                paragraphs.flush(page.number, section)
+            paragraphs.add(step)
+        paragraphs.flush(page.number, section)
+    return paragraphs.blocks
+
+
+def _is_heading(step: _Step, layout: _Layout) -> bool:
+    """A short line that is ALL CAPS or Title Case and stands apart (bold, larger or with
+    space above), or any short bold or larger line with space above."""
+    line = step.line
+    if not _heading_shaped(line.text):
+        return False
+    if line.box is None:
+        return _heading_cased(line.text)
+    emphasised = line.bold or (
+        layout.body_height > 0 and line.height >= LARGER_TEXT * layout.body_height
+    )
+    if emphasised and step.gap_before:
+        return True
+    return (emphasised or step.gap_before) and _heading_cased(line.text)
+
+
+def _continues_heading(heading: _Line, step: _Step, layout: _Layout) -> bool:
+    """A second line of the same bold or larger type, straight under the heading."""
+    larger = layout.body_height > 0 and heading.height >= LARGER_TEXT * layout.body_height
+    return (
+        (heading.bold or larger)
+        and not step.gap_before
+        and not step.new_paragraph
+        and step.line.bold == heading.bold
+        and heading.box is not None
+        and step.line.box is not None
+        and abs(step.line.height - heading.height) < 0.1 * heading.height
+        and len(heading.text) + len(step.line.text) <= 2 * MAX_HEADING_CHARS
+        and _heading_shaped(step.line.text)
+        and _heading_cased(step.line.text)
+        and not heading.text.endswith(":")
+    )
+
+
+def _heading_shaped(text: str) -> bool:
+    """Short, one line, words rather than figures, and no closing punctuation."""
+    if len(text) > MAX_HEADING_CHARS or text.endswith((".", ",", ";")) or "\n" in text:
+        return False
+    if starts_with_bullet(text) or "@" in text or "://" in text:
+        return False
+    words = _heading_words(text)
+    if not words or len(words) > MAX_HEADING_WORDS:
+        return False
+    letters = sum(char.isalpha() for char in text)
+    # a row of figures or grades is not a heading
+    return letters > sum(char.isdigit() for char in text) and max(map(_letter_count, words)) >= 3
+
+
+def _heading_cased(text: str) -> bool:
+    """ALL CAPS, or Title Case (small words aside) after any numbering."""
+    if text.isupper():
+        return True
+    for position, word in enumerate(_heading_words(text)):
+        first = next((char for char in word if char.isalnum()), "")
+        small = position > 0 and word.lower() in _SMALL_WORDS
+        if first.isalpha() and not first.isupper() and not small:
+            return False
+    return True
+
+
+def _heading_words(text: str) -> list[str]:
+    return _HEADING_NUMBER.sub("", text).rstrip(":").split()
+
+
+def _letter_count(word: str) -> int:
+    return sum(char.isalpha() for char in word)
+
+
+def _image_refs(pages: list[_Page], blocks: list[Block]) -> list[ImageRef]:
+    """Images in page order, each once (a logo on every page is captioned once), in the
+    section of their page's first block (or the last one before, on a page without text)."""
+    first_sections: dict[int | None, tuple[str, ...]] = {}
+    last_sections: dict[int | None, tuple[str, ...]] = {}
+    for block in blocks:
+        first_sections.setdefault(block.page, block.section)
+        last_sections[block.page] = block.section
+    refs = []
+    seen: set[bytes] = set()
+    carried: tuple[str, ...] = ()
+    for page in pages:
+        section = first_sections.get(page.number, carried)
+        carried = last_sections.get(page.number, carried)
+        for data in page.images:
+            digest = hashlib.sha256(data).digest()
+            if digest in seen:
+                continue
+            seen.add(digest)
+            ref = image_ref(data, page.number, section)
+            if ref is not None:
+                refs.append(ref)
+    return refs

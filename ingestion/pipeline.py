@@ -1,0 +1,253 @@
+"""The ingestion pipeline: files in, a tenant-scoped index out, one file at a time.
+
+Each file is checked (type, size, emptiness), skipped when unchanged, loaded, chunked,
+embedded and swapped into the index. A file that fails is reported with a clear reason and
+leaves the index as it was; the other files go on."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from pathlib import Path
+
+import structlog
+
+from core.embedding.embedder import Embedder
+from core.index import ChunkIndex, SparseEncoder
+from ingestion.captioning import ImageCaptioner
+from ingestion.chunking import chunk_document
+from ingestion.documents import Block, LoadedDocument
+from ingestion.errors import EmptyFileError, FileTooLargeError, IngestError
+from ingestion.identity import document_id, file_sha256
+from ingestion.indexer import ChunkWriter, DocumentMeta
+from ingestion.kinds import infer_kind
+from ingestion.loaders import loader_for
+
+log = structlog.get_logger(__name__)
+
+
+class FileStatus(StrEnum):
+    ADDED = "added"
+    REPLACED = "replaced"
+    UNCHANGED = "unchanged"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file to ingest; `file_name` is the name users see (an upload's original name)."""
+
+    path: Path
+    file_name: str
+
+    @classmethod
+    def at(cls, path: Path) -> SourceFile:
+        return cls(path=path, file_name=path.name)
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    file_name: str
+    status: FileStatus
+    chunks: int = 0
+    pages: int = 0
+    error: str = ""
+
+
+@dataclass(slots=True)
+class IngestReport:
+    results: list[FileResult] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [r for r in self.results if r.status is FileStatus.FAILED]
+
+    @property
+    def chunks(self) -> int:
+        return sum(r.chunks for r in self.results)
+
+    @property
+    def pages(self) -> int:
+        return sum(r.pages for r in self.results)
+
+
+@dataclass(frozen=True, slots=True)
+class IngestProgress:
+    """Where a run is: the CLI draws a bar from it, chat adapters edit a message."""
+
+    files_done: int
+    files_total: int
+    pages: int
+    chunks: int
+    current: str = ""
+    stage: str = ""
+
+
+ProgressCallback = Callable[[IngestProgress], Awaitable[None] | None]
+
+
+def discover(paths: Sequence[Path]) -> tuple[list[SourceFile], list[FileResult]]:
+    """Files named directly, and every supported file below named folders (hidden ones
+    skipped). Unsupported files inside folders are reported, not silently dropped."""
+    found: list[SourceFile] = []
+    problems: list[FileResult] = []
+    for path in paths:
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
+                if child.is_file() and not hidden:
+                    found.append(SourceFile.at(child))
+        elif path.is_file():
+            found.append(SourceFile.at(path))
+        else:
+            problems.append(FileResult(str(path), FileStatus.FAILED, error="no such file"))
+    return found, problems
+
+
+class Ingestor:
+    def __init__(
+        self,
+        *,
+        index: ChunkIndex,
+        embedder: Embedder,
+        sparse: SparseEncoder,
+        max_bytes: int,
+        captioner: ImageCaptioner | None = None,
+    ) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.writer = ChunkWriter(index, embedder, sparse)
+        self.max_bytes = max_bytes
+        self.captioner = captioner
+        self._told_about_images = False
+
+    async def ingest(
+        self,
+        sources: Sequence[SourceFile],
+        course_id: str,
+        *,
+        owner_id: str | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> IngestReport:
+        report = IngestReport()
+        progress = IngestProgress(files_done=0, files_total=len(sources), pages=0, chunks=0)
+
+        async def tell(**changes: object) -> None:
+            nonlocal progress
+            progress = replace(progress, **changes)  # type: ignore[arg-type]
+            if on_progress is not None:
+                outcome = on_progress(progress)
+                if inspect.isawaitable(outcome):
+                    await outcome
+
+        for number, source in enumerate(sources, start=1):
+            await tell(current=source.file_name, stage="reading")
+            result = await self._ingest_one(source, course_id, owner_id, progress, tell)
+            report.results.append(result)
+            await tell(
+                files_done=number,
+                pages=report.pages,
+                chunks=report.chunks,
+                stage=result.status.value,
+            )
+            log.info(
+                "ingested file",
+                course=course_id,
+                file=source.file_name,
+                status=result.status.value,
+                chunks=result.chunks,
+                error=result.error or None,
+            )
+        return report
+
+    async def forget(self, course_id: str, document: str, owner_id: str | None = None) -> bool:
+        """Remove a document by id or file name; False when the course has no such document."""
+        for summary in await self.index.documents_in_course(course_id, owner_id):
+            if document in (summary.document_id, summary.file_name):
+                await self.index.delete_document(course_id, summary.document_id)
+                return True
+        return False
+
+    async def _ingest_one(
+        self,
+        source: SourceFile,
+        course_id: str,
+        owner_id: str | None,
+        progress: IngestProgress,
+        tell: Callable[..., Awaitable[None]],
+    ) -> FileResult:
+        try:
+            loader = loader_for(source.file_name)
+            size = source.path.stat().st_size
+            if size == 0:
+                raise EmptyFileError("the file is empty")
+            if size > self.max_bytes:
+                limit = self.max_bytes / (1024 * 1024)
+                raise FileTooLargeError(
+                    f"the file is {size / (1024 * 1024):.1f} MB; the limit is {limit:.0f} MB"
+                )
+            file_hash = await asyncio.to_thread(file_sha256, source.path)
+            doc_id = document_id(course_id, source.file_name, owner_id)
+            previous = await self.index.document_hash(course_id, doc_id)
+            if previous == file_hash:
+                return FileResult(source.file_name, FileStatus.UNCHANGED)
+
+            with_images = self.captioner is not None
+            document = await asyncio.to_thread(loader, source.path, source.file_name, with_images)
+            self._note_images_skipped(document)
+            blocks = document.blocks + await self._captions(document)
+            document.blocks = blocks
+            chunks = chunk_document(
+                document, course_id, self.embedder.count_tokens, self.embedder.max_tokens
+            )
+            if not chunks:
+                raise EmptyFileError("no text could be found in the file")
+            await tell(stage="embedding")
+
+            async def embedded(count: int) -> None:
+                await tell(chunks=progress.chunks + count, stage="embedding")
+
+            meta = DocumentMeta(
+                course_id=course_id,
+                document_id=doc_id,
+                file_name=source.file_name,
+                title=document.title,
+                kind=infer_kind(source.file_name, document.kind, private=owner_id is not None),
+                file_hash=file_hash,
+                owner_id=owner_id,
+            )
+            await self.writer.replace(meta, chunks, uuid.uuid4().hex, embedded)
+            status = FileStatus.REPLACED if previous else FileStatus.ADDED
+            return FileResult(source.file_name, status, len(chunks), document.page_count)
+        except IngestError as error:
+            return FileResult(source.file_name, FileStatus.FAILED, error=str(error))
+        except Exception:
+            log.exception("ingestion failed", file=source.file_name, course=course_id)
+            return FileResult(
+                source.file_name,
+                FileStatus.FAILED,
+                error="it could not be processed (the error was logged)",
+            )
+
+    async def _captions(self, document: LoadedDocument) -> list[Block]:
+        if self.captioner is None:
+            return []
+        blocks = []
+        for image in document.images:
+            try:
+                text = await self.captioner.caption(image)
+            except Exception as error:  # one bad image must not fail the document
+                log.warning("image caption failed", file=document.file_name, error=str(error))
+                continue
+            if text:
+                blocks.append(Block(f"[Image] {text}", page=image.page, section=image.section))
+        return blocks
+
+    def _note_images_skipped(self, document: LoadedDocument) -> None:
+        if self.captioner is None and not self._told_about_images:
+            self._told_about_images = True
+            log.info("images are not indexed: no Ollama vision model is configured")

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import pytest
+
+from core.embedding.token_counter import TokenCounter
+from ingestion.chunking import chunk_document
+from ingestion.documents import Block, BlockKind, DocumentKind, LoadedDocument, Table
+
+MAX_TOKENS = 256
+
+
+@pytest.fixture(scope="module")
+def count() -> TokenCounter:
+    return TokenCounter()
+
+
+def doc(blocks: list[Block], title: str = "Course Handbook") -> LoadedDocument:
+    return LoadedDocument(file_name="handbook.md", title=title, blocks=blocks)
+
+
+def test_each_slide_that_fits_is_one_chunk(count: TokenCounter) -> None:
+    slides = [
+        Block("Limits", page=1, section=("Limits",)),
+        Block("- one-sided limits", BlockKind.LIST_ITEM, page=1, section=("Limits",)),
+        Block("Derivatives", page=2, section=("Derivatives",)),
+        Block("Speaker: go slowly", BlockKind.NOTES, page=2, section=("Derivatives",)),
+    ]
+    document = LoadedDocument("deck.pdf", "Deck", slides, kind=DocumentKind.SLIDES, page_count=2)
+    chunks = chunk_document(document, "math101", count, MAX_TOKENS)
+    assert [(c.page, c.section) for c in chunks] == [(1, "Limits"), (2, "Derivatives")]
+    assert "one-sided limits" in chunks[0].text
+    assert "go slowly" in chunks[1].text
+
+
+def test_sections_become_chunks_and_the_header_is_only_embedded(count: TokenCounter) -> None:
+    blocks = [
+        Block("Intro text.", section=("Course Handbook", "Introduction")),
+        Block("Late work loses 10% a day.", section=("Course Handbook", "Policies", "Late")),
+    ]
+    chunks = chunk_document(doc(blocks), "math101", count, MAX_TOKENS)
+    assert [c.section for c in chunks] == ["Introduction", "Policies > Late"]
+    assert chunks[1].text == "Late work loses 10% a day."
+    assert chunks[1].embed_text.startswith("math101 · Course Handbook · Policies > Late\n")
+
+
+def test_large_table_is_split_by_rows_with_the_header_repeated(count: TokenCounter) -> None:
+    rows = tuple(
+        (f"Week {n}", f"Topic number {n} about derivatives and limits", "Quiz") for n in range(80)
+    )
+    table = Table(header=("Week", "Topic", "Due"), rows=rows)
+    block = Block(table.render(), BlockKind.TABLE, section=("Schedule",), table=table)
+    chunks = chunk_document(doc([block]), "math101", count, MAX_TOKENS)
+    assert len(chunks) > 2
+    for chunk in chunks:
+        assert chunk.text.startswith("| Week | Topic | Due |")
+        assert count(chunk.embed_text) <= MAX_TOKENS
+    body = [line for c in chunks for line in c.text.splitlines()[1:]]
+    assert body == [
+        f"| Week {n} | Topic number {n} about derivatives and limits | Quiz |" for n in range(80)
+    ]
+
+
+def test_long_paragraph_is_split_between_sentences(count: TokenCounter) -> None:
+    sentences = [f"Sentence {n} explains one more detail of the grading policy." for n in range(60)]
+    block = Block(" ".join(sentences), section=("Grading",))
+    chunks = chunk_document(doc([block]), "c", count, MAX_TOKENS)
+    assert len(chunks) > 1
+    rebuilt = " ".join(c.text for c in chunks)
+    assert rebuilt == " ".join(sentences)
+    for chunk in chunks:
+        assert chunk.text.endswith(".")
+        assert count(chunk.embed_text) <= MAX_TOKENS
+
+
+def test_list_items_are_never_cut(count: TokenCounter) -> None:
+    items = [
+        Block(
+            f"- Rule {n}: submit your work through the portal before Friday.",
+            BlockKind.LIST_ITEM,
+            section=("Rules",),
+        )
+        for n in range(40)
+    ]
+    chunks = chunk_document(doc(items), "c", count, MAX_TOKENS)
+    assert len(chunks) > 1
+    lines = [line for c in chunks for line in c.text.splitlines()]
+    assert lines == [item.text for item in items]
+
+
+def test_a_sentence_longer_than_the_budget_is_split_at_words(count: TokenCounter) -> None:
+    block = Block(" ".join(["word"] * 600), section=("Run-on",))
+    chunks = chunk_document(doc([block]), "c", count, MAX_TOKENS)
+    assert all(count(c.embed_text) <= MAX_TOKENS for c in chunks)
+    assert sum(len(c.text.split()) for c in chunks) == 600

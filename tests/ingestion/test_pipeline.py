@@ -1,0 +1,218 @@
+"""The ingestion pipeline end to end: real loaders, chunking, the bundled embedder and Qdrant
+local mode; idempotence, replacement, forget, private notes and every bad input."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from core.context import Context
+from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
+from core.index import ChunkIndex, SparseEncoder
+from ingestion import FileStatus, Ingestor, IngestProgress, SourceFile, discover
+
+COURSE = "math101"
+
+
+@pytest.fixture
+async def ingestor(index: ChunkIndex, embedder: MiniLMOnnxEmbedder) -> AsyncIterator[Ingestor]:
+    yield Ingestor(index=index, embedder=embedder, sparse=SparseEncoder(), max_bytes=5_000_000)
+
+
+def student(user: str = "alice", course: str = COURSE) -> Context:
+    return Context(platform="test", course_id=course, user_id=user)
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+async def texts(index: ChunkIndex, ctx: Context) -> str:
+    documents = await index.documents(ctx)
+    hits = []
+    for document in documents:
+        hits.append(document.file_name)
+    points, _ = await index.client.scroll(index.collection, limit=10_000, with_payload=True)
+    return "\n".join(p.payload["text"] for p in points if p.payload["course_id"] == ctx.course_id)
+
+
+async def test_sample_course_ingests_every_file(
+    ingestor: Ingestor, index: ChunkIndex, sample_course: Path
+) -> None:
+    sources, problems = discover([sample_course])
+    report = await ingestor.ingest(sources, COURSE)
+    assert problems == []
+    assert {r.file_name for r in report.results} == {
+        "syllabus.md",
+        "worked-exercises.md",
+        "lecture-01-limits.pdf",
+        "lecture-02-derivatives.pdf",
+    }
+    assert all(r.status is FileStatus.ADDED and r.chunks > 0 for r in report.results)
+    documents = {d.file_name: d for d in await index.documents(student())}
+    assert documents["lecture-01-limits.pdf"].kind == "slides"
+    assert documents["syllabus.md"].kind == "syllabus"
+    assert documents["worked-exercises.md"].kind == "exercises"
+
+
+async def test_reingesting_unchanged_files_does_nothing(
+    ingestor: Ingestor, index: ChunkIndex, tmp_path: Path
+) -> None:
+    note = write(tmp_path / "policies.md", "# Policies\n\nLate work loses 10% per day.\n")
+    first = await ingestor.ingest([SourceFile.at(note)], COURSE)
+    count = await index.count(student())
+    second = await ingestor.ingest([SourceFile.at(note)], COURSE)
+    assert first.results[0].status is FileStatus.ADDED
+    assert second.results[0].status is FileStatus.UNCHANGED
+    assert await index.count(student()) == count
+
+
+async def test_changed_file_replaces_all_its_chunks(
+    ingestor: Ingestor, index: ChunkIndex, tmp_path: Path
+) -> None:
+    path = tmp_path / "policies.md"
+    old_sections = "\n\n".join(f"## Old rule {n}\n\nObsolete clause number {n}." for n in range(5))
+    write(path, f"# Policies\n\n{old_sections}\n")
+    await ingestor.ingest([SourceFile.at(path)], COURSE)
+    write(path, "# Policies\n\n## Late work\n\nLate work loses 10% per day.\n")
+    report = await ingestor.ingest([SourceFile.at(path)], COURSE)
+    assert report.results[0].status is FileStatus.REPLACED
+    stored = await texts(index, student())
+    assert "Obsolete clause" not in stored
+    assert "Late work loses 10% per day." in stored
+    [document] = await index.documents(student())
+    assert document.chunks == report.results[0].chunks
+
+
+async def test_replacement_writes_the_new_version_before_removing_the_old(
+    ingestor: Ingestor, index: ChunkIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(tmp_path / "policies.md", "# Policies\n\nVersion one of the rules.\n")
+    await ingestor.ingest([SourceFile.at(path)], COURSE)
+    write(path, "# Policies\n\nVersion two of the rules.\n")
+    seen_before_delete: list[str] = []
+    delete = index.delete_document
+
+    async def spying_delete(*args, **kwargs):
+        seen_before_delete.append(await texts(index, student()))
+        await delete(*args, **kwargs)
+
+    monkeypatch.setattr(index, "delete_document", spying_delete)
+    await ingestor.ingest([SourceFile.at(path)], COURSE)
+    assert "Version one" in seen_before_delete[0] and "Version two" in seen_before_delete[0]
+    assert "Version one" not in await texts(index, student())
+
+
+async def test_failed_write_leaves_the_old_version_in_place(
+    ingestor: Ingestor, index: ChunkIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(tmp_path / "policies.md", "# Policies\n\nVersion one of the rules.\n")
+    await ingestor.ingest([SourceFile.at(path)], COURSE)
+    write(path, "# Policies\n\nVersion two of the rules.\n")
+
+    async def failing_upsert(_points):
+        raise ConnectionError("qdrant went away")
+
+    monkeypatch.setattr(index, "upsert", failing_upsert)
+    report = await ingestor.ingest([SourceFile.at(path)], COURSE)
+    assert report.results[0].status is FileStatus.FAILED
+    stored = await texts(index, student())
+    assert "Version one" in stored and "Version two" not in stored
+
+
+async def test_forget_removes_a_document(
+    ingestor: Ingestor, index: ChunkIndex, tmp_path: Path
+) -> None:
+    keep = write(tmp_path / "keep.md", "# Keep\n\nThis stays.\n")
+    drop = write(tmp_path / "drop.md", "# Drop\n\nThis goes.\n")
+    await ingestor.ingest([SourceFile.at(keep), SourceFile.at(drop)], COURSE)
+    assert await ingestor.forget(COURSE, "drop.md")
+    assert [d.file_name for d in await index.documents(student())] == ["keep.md"]
+    assert not await ingestor.forget(COURSE, "drop.md")
+
+
+async def test_private_notes_are_visible_to_their_owner_only(
+    ingestor: Ingestor, index: ChunkIndex, tmp_path: Path
+) -> None:
+    notes = write(tmp_path / "notes.md", "# My notes\n\nRemember the chain rule.\n")
+    await ingestor.ingest([SourceFile.at(notes)], COURSE, owner_id="alice")
+    assert [d.file_name for d in await index.documents(student("alice"))] == ["notes.md"]
+    assert await index.documents(student("bob")) == []
+    [document] = await index.documents(student("alice"))
+    assert document.private and document.kind == "notes"
+    # Another student's notes of the same name never replace Alice's.
+    await ingestor.ingest([SourceFile.at(notes)], COURSE, owner_id="bob")
+    assert len(await index.documents(student("alice"))) == 1
+    assert not await ingestor.forget(COURSE, "notes.md")  # public scope: nothing to remove
+    assert await ingestor.forget(COURSE, "notes.md", owner_id="bob")
+    assert len(await index.documents(student("alice"))) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("broken.pdf", b"%PDF-1.7\nthis is not really a pdf", "may be damaged"),
+        ("empty.md", b"", "the file is empty"),
+        ("spreadsheet.xlsx", b"PK\x03\x04whatever", "'.xlsx' is not a supported type"),
+        ("huge.txt", b"x" * 6_000_000, "the limit is 5 MB"),
+        ("blank.md", b"\n\n   \n", "no text could be found"),
+    ],
+)
+async def test_bad_file_fails_alone_and_the_others_are_ingested(
+    ingestor: Ingestor, index: ChunkIndex, tmp_path: Path, name: str, content: bytes, reason: str
+) -> None:
+    good = write(tmp_path / "good.md", "# Good\n\nThe final exam is on 14 December.\n")
+    bad = tmp_path / name
+    bad.write_bytes(content)
+    report = await ingestor.ingest([SourceFile.at(bad), SourceFile.at(good)], COURSE)
+    failed, ok = report.results
+    assert failed.status is FileStatus.FAILED
+    assert reason in failed.error.lower() or reason in failed.error
+    assert ok.status is FileStatus.ADDED
+    assert [d.file_name for d in await index.documents(student())] == ["good.md"]
+
+
+async def test_corrupt_new_version_keeps_the_old_one(
+    ingestor: Ingestor, index: ChunkIndex, tmp_path: Path, sample_course: Path
+) -> None:
+    deck = tmp_path / "lecture.pdf"
+    shutil.copy(sample_course / "lecture-01-limits.pdf", deck)
+    first = await ingestor.ingest([SourceFile.at(deck)], COURSE)
+    deck.write_bytes(b"%PDF-1.4 truncated")
+    second = await ingestor.ingest([SourceFile.at(deck)], COURSE)
+    assert second.results[0].status is FileStatus.FAILED
+    [document] = await index.documents(student())
+    assert document.chunks == first.results[0].chunks
+
+
+async def test_progress_reports_files_pages_and_chunks(
+    ingestor: Ingestor, sample_course: Path
+) -> None:
+    seen: list[IngestProgress] = []
+
+    async def record(progress: IngestProgress) -> None:
+        seen.append(progress)
+
+    sources = [
+        SourceFile.at(sample_course / "lecture-01-limits.pdf"),
+        SourceFile.at(sample_course / "syllabus.md"),
+    ]
+    report = await ingestor.ingest(sources, COURSE, on_progress=record)
+    final = seen[-1]
+    assert (final.files_done, final.files_total) == (2, 2)
+    assert final.chunks == report.chunks and final.pages == report.pages == 8
+    assert [p.files_done for p in seen] == sorted(p.files_done for p in seen)
+    assert any(p.stage == "embedding" for p in seen)
+
+
+def test_discover_walks_folders_and_reports_missing_paths(tmp_path: Path) -> None:
+    (tmp_path / "course" / "week1").mkdir(parents=True)
+    write(tmp_path / "course" / "week1" / "notes.md", "x")
+    write(tmp_path / "course" / ".hidden.md", "x")
+    found, problems = discover([tmp_path / "course", tmp_path / "nope.pdf"])
+    assert [s.file_name for s in found] == ["notes.md"]
+    assert problems[0].status is FileStatus.FAILED and problems[0].error == "no such file"

@@ -1,0 +1,9 @@
+"""Where the repository's and the shared evaluation data live."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_COURSE = REPO_ROOT / "examples" / "sample-course"
+SHARED_DATASETS = REPO_ROOT.parent / "shared" / "datasets"
