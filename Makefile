@@ -18,7 +18,8 @@ install-dev: $(BIN)/python
 
 ## Install, load the sample course, answer one question, then open the console chat.
 demo: install
-	-$(BIN)/coursebot ask --course sample "$(QUESTION)"
+	$(BIN)/coursebot ingest examples/sample-course --course sample
+	$(BIN)/coursebot ask --course sample "$(QUESTION)"
 	$(BIN)/coursebot chat --course sample
 
 ## Install the dev extras, lint, and run the whole test suite.

@@ -35,10 +35,6 @@ def qdrant_client(settings: Settings) -> AsyncQdrantClient:
 def session_store(settings: Settings) -> SessionStore:
     if settings.redis_url is not None:
         return RedisSessionStore.from_url(str(settings.redis_url))
-    log.warning(
-        "sessions are kept in this process only and won't survive a restart; "
-        "set COURSEBOT_REDIS_URL to keep them"
-    )
     return MemorySessionStore()
 
 

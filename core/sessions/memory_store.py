@@ -6,7 +6,11 @@ import asyncio
 import time
 from collections.abc import Callable
 
+import structlog
+
 from core.sessions.store import Versioned
+
+log = structlog.get_logger(__name__)
 
 
 class MemorySessionStore:
@@ -16,6 +20,16 @@ class MemorySessionStore:
         self._clock = clock
         self._items: dict[str, tuple[Versioned, float]] = {}
         self._lock = asyncio.Lock()
+        self._warned = False
+
+    def _warn_once(self) -> None:
+        # Said when a session is first written, so one-shot commands stay quiet.
+        if not self._warned:
+            self._warned = True
+            log.warning(
+                "sessions are kept in this process only and won't survive a restart; "
+                "set COURSEBOT_REDIS_URL to keep them"
+            )
 
     async def get(self, key: str) -> Versioned | None:
         item = self._items.get(key)
@@ -30,6 +44,7 @@ class MemorySessionStore:
     async def compare_and_set(
         self, key: str, value: str, expected_version: int, ttl_s: int
     ) -> bool:
+        self._warn_once()
         async with self._lock:
             current = await self.get(key)
             if (current.version if current else 0) != expected_version:
@@ -41,6 +56,7 @@ class MemorySessionStore:
         self._items.pop(key, None)
 
     async def claim(self, key: str, ttl_s: int) -> bool:
+        self._warn_once()
         async with self._lock:
             if await self.get(key) is not None:
                 return False

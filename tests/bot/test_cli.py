@@ -1,0 +1,83 @@
+"""The `coursebot` command line, run in-process on the embedded default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("COURSEBOT_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def test_ingest_sources_ask_and_forget_round_trip(
+    data_dir: Path, sample_course: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ingest", str(sample_course), "--course", "sample"]) == 0
+    out = capsys.readouterr().out
+    assert "✓ syllabus.md: added" in out
+    assert "4 of 4 files ingested" in out
+
+    assert main(["ingest", str(sample_course), "--course", "sample"]) == 0
+    assert "= syllabus.md: unchanged" in capsys.readouterr().out
+
+    assert main(["sources", "--course", "sample"]) == 0
+    listing = capsys.readouterr().out
+    assert "lecture-01-limits.pdf (slides" in listing
+    assert "syllabus.md (syllabus" in listing
+
+    assert main(["ask", "--course", "sample", "When is the final exam?"]) == 0
+    answer = capsys.readouterr().out
+    assert "2026-12-14" in answer
+    assert "syllabus.md" in answer
+
+    assert main(["forget", "--course", "sample", "worked-exercises.md"]) == 0
+    assert "Removed 'worked-exercises.md'" in capsys.readouterr().out
+    assert main(["forget", "--course", "sample", "worked-exercises.md"]) == 1
+    assert "There is no document 'worked-exercises.md'" in capsys.readouterr().out
+
+
+def test_ingest_reports_bad_files_and_exits_1(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "rules.md"
+    good.write_text("# Rules\n\nBe kind.\n")
+    bad = tmp_path / "table.xlsx"
+    bad.write_bytes(b"PK")
+    code = main(["ingest", str(good), str(bad), str(tmp_path / "missing.pdf"), "--course", "c"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "✗ table.xlsx: '.xlsx' is not a supported type" in out
+    assert "missing.pdf: no such file" in out
+    assert "✓ rules.md: added" in out
+    assert "1 of 3 files ingested; 2 failed" in out
+
+
+def test_private_notes_from_the_cli_belong_to_their_owner(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "my-notes.md"
+    notes.write_text("# Notes\n\nThe secret mnemonic is PEMDAS.\n")
+    assert main(["ingest", str(notes), "--course", "c", "--private", "--owner", "ana"]) == 0
+    capsys.readouterr()
+    main(["sources", "--course", "c", "--user", "ana"])
+    assert "my-notes.md (notes, 1 chunks, private)" in capsys.readouterr().out
+    main(["sources", "--course", "c", "--user", "ben"])
+    assert "has no documents yet" in capsys.readouterr().out
+
+
+def test_private_without_owner_is_a_usage_error(data_dir: Path) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["ingest", "x.md", "--course", "c", "--private"])
+    assert caught.value.code == 2
+
+
+def test_watch_rejects_a_bad_interval(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["watch", "x", "--course", "c", "--every", "soon"])
+    assert "'soon' is not an interval like 90s, 15m, 2h or 1d" in capsys.readouterr().err

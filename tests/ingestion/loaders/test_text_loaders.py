@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ingestion.documents import BlockKind
+from ingestion.errors import CorruptFileError, UnsupportedFileError
+from ingestion.loaders import loader_for
+from ingestion.loaders.markdown import load_markdown
+from ingestion.loaders.plain_text import load_text
+
+
+def test_markdown_syllabus_keeps_headings_lists_and_tables(sample_course: Path) -> None:
+    document = load_markdown(sample_course / "syllabus.md", "syllabus.md")
+    assert document.title == "MATH 101 — Calculus I: Course Syllabus"
+    grading = [b for b in document.blocks if b.section[-1:] == ("Grading Policy",)]
+    table = next(b for b in grading if b.kind is BlockKind.TABLE)
+    assert table.table is not None and table.table.header[:2] == ("Component", "Weight")
+    assert table.text.splitlines()[0].startswith("| Component | Weight |")
+    late = [b for b in document.blocks if b.section[-1:] == ("Late-Work Policy",)]
+    assert late and all(b.kind is BlockKind.LIST_ITEM for b in late)
+    assert any("10% of its score per day" in b.text for b in late)  # bold markers removed
+
+
+def test_markdown_nested_headings_build_the_section_path(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("# A\n\ntop\n\n## B\n\nunder b\n\n### C\n\nunder c\n\n## D\n\nunder d\n")
+    sections = {b.text: b.section for b in load_markdown(path, "notes.md").blocks}
+    assert sections == {
+        "top": ("A",),
+        "under b": ("A", "B"),
+        "under c": ("A", "B", "C"),
+        "under d": ("A", "D"),
+    }
+
+
+def test_plain_text_splits_paragraphs_at_blank_lines(tmp_path: Path) -> None:
+    path = tmp_path / "announcement.txt"
+    path.write_text("\ufeffFirst paragraph\nstill first.\n\n\nSecond one.\n", encoding="utf-8")
+    document = load_text(path, "announcement.txt")
+    assert [b.text for b in document.blocks] == ["First paragraph\nstill first.", "Second one."]
+
+
+def test_binary_content_in_a_text_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "fake.txt"
+    path.write_bytes(b"\x00\x01\x02binary")
+    with pytest.raises(CorruptFileError, match="binary"):
+        load_text(path, "fake.txt")
+
+
+def test_loader_for_refuses_unknown_types() -> None:
+    with pytest.raises(UnsupportedFileError, match=r"'\.exe' is not a supported type"):
+        loader_for("setup.exe")
+    assert loader_for("Slides.PDF") is loader_for("x.pdf")
