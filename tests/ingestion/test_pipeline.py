@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from fpdf import FPDF
 
 from core.context import Context
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
@@ -173,6 +174,30 @@ async def test_bad_file_fails_alone_and_the_others_are_ingested(
     assert failed.status is FileStatus.FAILED
     assert reason in failed.error.lower() or reason in failed.error
     assert ok.status is FileStatus.ADDED
+    assert [d.file_name for d in await index.documents(student())] == ["good.md"]
+
+
+async def test_encrypted_and_scanned_pdfs_fail_alone(
+    ingestor: Ingestor, index: ChunkIndex, tmp_path: Path
+) -> None:
+    locked = FPDF()
+    locked.add_page()
+    locked.set_font("helvetica", size=12)
+    locked.cell(text="Exam answers")
+    locked.set_encryption(owner_password="owner", user_password="user")
+    locked.output(str(tmp_path / "answers.pdf"))
+    scanned = FPDF()
+    scanned.add_page()
+    scanned.rect(20, 20, 100, 60, style="F")
+    scanned.output(str(tmp_path / "scan.pdf"))
+    write(tmp_path / "good.md", "# Good\n\nStill ingested.\n")
+    sources = [SourceFile.at(tmp_path / n) for n in ("answers.pdf", "scan.pdf", "good.md")]
+    report = await ingestor.ingest(sources, COURSE)
+    locked_result, scanned_result, good_result = report.results
+    assert locked_result.status is FileStatus.FAILED
+    assert "password-protected" in locked_result.error
+    assert scanned_result.status is FileStatus.FAILED and "OCR" in scanned_result.error
+    assert good_result.status is FileStatus.ADDED
     assert [d.file_name for d in await index.documents(student())] == ["good.md"]
 
 
