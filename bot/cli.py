@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from collections.abc import Callable, Coroutine
 from datetime import timedelta
@@ -13,14 +14,24 @@ from typing import Any
 
 from rich.console import Console
 
+from bot.console.eval_report import (
+    question_progress_bar,
+    render_header,
+    render_ingest_summary,
+    render_table,
+    report_json,
+    summary_line,
+)
 from bot.console.progress import ingest_progress_bar
 from bot.console.render import render, render_ingest_report
 from bot.console.repl import ask_once, console_context, run_chat, stdin_reader
 from config import Settings, SettingsError, configure_logging, load_settings
+from core.evaluation import DatasetError, EvalOptions, load_dataset, open_evaluation
 from core.factory import open_core
 from core.index import IndexMismatchError
 from core.replies import ErrorReply
-from ingestion.loaders import LOADERS
+from core.retrieval import DEFAULT_VARIANT, VARIANTS
+from ingestion.loaders import supported_types
 from ingestion.pipeline import IngestReport, discover
 from ingestion.schedule import FolderWatch, build_scheduler, parse_interval
 
@@ -109,11 +120,82 @@ async def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+EVAL_DESCRIPTION = """Measure retrieval (and, with --answers, answers) on a dataset laid out as
+DATASET_DIR/courses/<course_id>/<files> and DATASET_DIR/questions.jsonl.
+
+Every courses/<course_id>/ folder is ingested as its own course into a temporary index (or
+into --index DIR, kept and reused: unchanged files are skipped), then every question is asked
+in its course. The top 10 chunks are retrieved once per question with --variant.
+
+Metrics, overall and per question type:
+  source_hit@1, source_hit@5  share of answerable questions with gold_sources whose first 1
+                              (5) chunks include one from a gold file (names compared
+                              case-insensitively)
+  mrr@10                      mean of 1/rank of the first gold-file chunk in the top 10 (0 if
+                              none), over the same questions
+  span_hit@5                  share of questions with gold_spans where some top-5 chunk holds
+                              at least 80% of a gold span's word tokens (as a multiset), both
+                              normalised: NFKC, lower case, ligatures, line-end hyphenation,
+                              punctuation, whitespace
+  abstain                     (--answers) share of unanswerable questions the bot declined
+                              (an answer with grounded false)
+  wrong_abstain               (--answers) share of answerable questions the bot declined
+  p50_ms, p95_ms              retrieval latency per question (the retrieve call alone)
+
+The last line of stdout is one summary line, figures not computed left out:
+  eval: n=… source_hit@1=… source_hit@5=… mrr@10=… span_hit@5=… abstain=… wrong_abstain=…
+  p50_ms=… p95_ms=…
+A question whose course has no folder counts as a retrieval miss (with a warning). Exits 2
+when DATASET_DIR, its courses/ folder or questions.jsonl is missing."""
+
+
+async def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        dataset = load_dataset(args.dataset, args.limit)
+    except DatasetError as error:
+        print(f"coursebot: {error}", file=sys.stderr)
+        return 2
+    options = EvalOptions(
+        k=args.k, answers=args.answers, variant=args.variant, index_dir=args.index
+    )
+    console = Console(stderr=True)
+    async with open_evaluation(dataset, settings, options) as evaluation:
+        with ingest_progress_bar(console) as show:
+            await evaluation.ingest(show)
+        with question_progress_bar(console) as tick:
+            await evaluation.ask(tick)
+    result = evaluation.result()
+    print(render_ingest_summary(result), file=sys.stderr)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(render_header(result))
+    print(render_table(result))
+    code = 0
+    if args.json is not None:
+        try:
+            args.json.write_text(json.dumps(report_json(result), indent=2, ensure_ascii=False))
+        except OSError as error:
+            print(f"coursebot: cannot write {args.json}: {error.strerror}", file=sys.stderr)
+            code = 2
+    print(summary_line(result.overall))
+    return code
+
+
 def _interval(text: str) -> timedelta:
     try:
         return parse_interval(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 1")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -155,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
         "ingest",
         help="add course material (files or folders) to a course",
         description="Load, chunk, embed and index files into a course. Folders are read "
-        f"recursively. Supported: {', '.join(sorted(LOADERS))}. Unchanged files are skipped, "
+        f"recursively. Supported: {supported_types()}. Unchanged files are skipped, "
         "changed ones replace their old version; a file that fails is reported and leaves "
         "the index as it was. Exits 1 if any file failed.",
     )
@@ -198,6 +280,51 @@ def build_parser() -> argparse.ArgumentParser:
         "--every", type=_interval, default=timedelta(minutes=30), help="interval (default 30m)"
     )
     watch.set_defaults(run=cmd_watch)
+
+    evaluate = sub.add_parser(
+        "eval",
+        help="measure retrieval and answers on a dataset of courses and questions",
+        description=EVAL_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    evaluate.add_argument(
+        "dataset", type=Path, metavar="DATASET_DIR", help="folder with courses/ and questions.jsonl"
+    )
+    evaluate.add_argument(
+        "--k",
+        type=_positive,
+        default=5,
+        help="passages retrieved for each answer with --answers (default 5); the retrieval "
+        "metrics always use the top 10",
+    )
+    evaluate.add_argument(
+        "--answers",
+        action="store_true",
+        help="also answer every question through the bot (adds abstain and wrong_abstain)",
+    )
+    evaluate.add_argument(
+        "--limit", type=_positive, metavar="N", help="only the first N questions, in file order"
+    )
+    evaluate.add_argument(
+        "--json",
+        type=Path,
+        metavar="OUT",
+        help="write the figures and every question's results to OUT as JSON",
+    )
+    evaluate.add_argument(
+        "--index",
+        type=Path,
+        metavar="DIR",
+        help="keep the index in DIR (a data dir, Qdrant local mode) and reuse it next time; "
+        "default: a temporary one",
+    )
+    evaluate.add_argument(
+        "--variant",
+        choices=sorted(VARIANTS),
+        default=DEFAULT_VARIANT,
+        help=f"retrieval variant to evaluate (default {DEFAULT_VARIANT}, what the bot uses)",
+    )
+    evaluate.set_defaults(run=cmd_eval)
     return parser
 
 

@@ -68,6 +68,10 @@ class Settings(BaseSettings):
     ollama_timeout_s: float = Field(120, gt=0)
     ollama_context_window: int = Field(8192, ge=512)
 
+    reranker_model_path: Path | None = Field(
+        None, description="Cross-encoder folder; unset = rescoring with the embedder."
+    )
+
     telegram_token: SecretStr | None = None
     discord_token: SecretStr | None = None
 
@@ -90,6 +94,13 @@ class Settings(BaseSettings):
         if any(len(pair) != 2 for pair in pairs):
             raise ValueError("expected role=model pairs separated by commas")
         return {role.strip(): model.strip() for role, model in pairs}
+
+    @field_validator("reranker_model_path")
+    @classmethod
+    def _reranker_exists(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.exists():
+            raise ValueError(f"no reranker model at {value}")
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from core.answering import QuestionAnswering
 from core.commands import help_text, parse_command
 from core.context import Context
 from core.errors import BadInputError, CourseEmptyError, UnknownCommandError, UserFacingError
 from core.index import ChunkIndex
 from core.permissions import Action, effective_roles, require
-from core.quoting import quote_passages
 from core.replies import Answer, ErrorReply, Notice, Reply, SourceEntry, SourceList
-from core.retrieval import Retriever
 from core.sessions import SessionStore
 
 if TYPE_CHECKING:  # ingestion builds on core; the facade only passes its types along
@@ -36,12 +35,12 @@ class CourseBot:
         self,
         *,
         index: ChunkIndex,
-        retriever: Retriever,
+        answers: QuestionAnswering,
         sessions: SessionStore,
         ingestor: Ingestor,
     ) -> None:
         self.index = index
-        self.retriever = retriever
+        self.answers = answers
         self.sessions = sessions
         self.ingestor = ingestor
         self._handlers: dict[str, Handler] = {
@@ -84,8 +83,7 @@ class CourseBot:
             raise BadInputError("Please write a question after /ask.")
         if await self.index.count(ctx) == 0:
             raise CourseEmptyError(ctx.course_id)
-        hits = await self.retriever.retrieve(ctx, question)
-        return quote_passages(hits)
+        return await self.answers.ask(ctx, question)
 
     async def sources(self, ctx: Context) -> SourceList:
         documents = await self.index.documents(ctx)

@@ -10,11 +10,15 @@ import structlog
 from qdrant_client import AsyncQdrantClient
 
 from config import ModelRole, Settings
+from core.answering import ExtractiveAnswerer, LlmAnswerer, QuestionAnswering
+from core.conversation import ConversationMemory, QuestionRewriter
 from core.course_bot import CourseBot
 from core.embedding.embedder import Embedder
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.embedding.ollama_embedder import OllamaEmbedder
 from core.index import ChunkIndex, SparseEncoder
+from core.llm import ChatModel, OllamaChatModel
+from core.reranking import CrossEncoderReranker, EmbeddingReranker, Reranker
 from core.retrieval import Retriever
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
 from ingestion.captioning import OllamaCaptioner
@@ -50,6 +54,12 @@ async def embedder(settings: Settings, client: ollama.AsyncClient | None) -> Emb
     return MiniLMOnnxEmbedder()
 
 
+def reranker(settings: Settings, dense: Embedder) -> Reranker:
+    if settings.reranker_model_path is not None:
+        return CrossEncoderReranker(settings.reranker_model_path)
+    return EmbeddingReranker(dense)
+
+
 async def open_index(settings: Settings, dimensions: int) -> ChunkIndex:
     index = ChunkIndex(
         qdrant_client(settings),
@@ -63,6 +73,36 @@ async def open_index(settings: Settings, dimensions: int) -> ChunkIndex:
         await index.close()
         raise
     return index
+
+
+def chat_model(settings: Settings, role: ModelRole) -> ChatModel | None:
+    model = settings.ollama_models.get(role)
+    if settings.ollama_host is None or model is None:
+        return None
+    return OllamaChatModel(
+        host=str(settings.ollama_host),
+        model=model,
+        timeout_s=settings.ollama_timeout_s,
+        context_window=settings.ollama_context_window,
+    )
+
+
+def question_answering(
+    settings: Settings,
+    dense: Embedder,
+    index: ChunkIndex,
+    sparse: SparseEncoder,
+    sessions: SessionStore,
+) -> QuestionAnswering:
+    extractive = ExtractiveAnswerer(dense)
+    answer_model = chat_model(settings, ModelRole.ANSWER)
+    return QuestionAnswering(
+        retriever=Retriever(index, dense, sparse, reranker=reranker(settings, dense)),
+        answerer=LlmAnswerer(answer_model) if answer_model else extractive,
+        extractive=extractive,
+        memory=ConversationMemory(sessions, settings.redis_prefix),
+        rewriter=QuestionRewriter(answer_model),
+    )
 
 
 @asynccontextmanager
@@ -80,10 +120,11 @@ async def open_core(settings: Settings) -> AsyncIterator[CourseBot]:
         max_bytes=settings.max_upload_bytes,
         captioner=OllamaCaptioner(llm, vision) if llm is not None and vision else None,
     )
+    sessions = session_store(settings)
     bot = CourseBot(
         index=index,
-        retriever=Retriever(index, dense, sparse),
-        sessions=session_store(settings),
+        answers=question_answering(settings, dense, index, sparse, sessions),
+        sessions=sessions,
         ingestor=ingestor,
     )
     try:

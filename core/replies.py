@@ -28,12 +28,16 @@ class Citation:
 @dataclass(frozen=True, slots=True)
 class Answer:
     """An answer to a question. `grounded` is false when the material does not cover it;
-    `quoted` is true when the text is quoted from the material rather than written by an LLM."""
+    `quoted` is true when the text is quoted from the material rather than written by an LLM;
+    `support` is how well the best quoted sentence matched (extractive answers only); `note`
+    says why the answer is less than usual (for instance the LLM did not answer in time)."""
 
     text: str
     citations: tuple[Citation, ...] = ()
     grounded: bool = True
     quoted: bool = False
+    support: float | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,20 @@ from dataclasses import dataclass
 from core.context import Context
 from core.embedding.embedder import Embedder
 from core.index import ChunkIndex, SearchHit, SearchMode, SparseEncoder
+from core.reranking import EmbeddingReranker, Reranker
+
+# The kind of document that answers course-wide questions (grading, policies, dates).
+GENERAL_KIND = "syllabus"
 
 
 @dataclass(frozen=True, slots=True)
 class RetrievalConfig:
+    """How a question is searched.
+
+    rerank: fetch `candidates` fused hits and let the reranker pick the top k.
+    reserve_general: if no general document (the syllabus) made the top k but one is among
+    the candidates, the best such hit takes the last slot."""
+
     mode: SearchMode = SearchMode.RRF
     candidates: int = 40
     rerank: bool = False
@@ -25,30 +35,59 @@ VARIANTS: dict[str, RetrievalConfig] = {
     "sparse": RetrievalConfig(mode=SearchMode.SPARSE),
     "rrf": RetrievalConfig(mode=SearchMode.RRF),
     "dbsf": RetrievalConfig(mode=SearchMode.DBSF),
+    "rrf+general": RetrievalConfig(mode=SearchMode.RRF, reserve_general=True),
+    "rrf+rerank": RetrievalConfig(mode=SearchMode.RRF, rerank=True),
+    "dbsf+rerank": RetrievalConfig(mode=SearchMode.DBSF, rerank=True),
+    "rrf+rerank+general": RetrievalConfig(mode=SearchMode.RRF, rerank=True, reserve_general=True),
+    "dbsf+rerank+general": RetrievalConfig(mode=SearchMode.DBSF, rerank=True, reserve_general=True),
 }
 DEFAULT_VARIANT = "rrf"
 
 
 class Retriever:
+    """Searches within the asker's tenant scope (ChunkIndex.search applies `tenant_filter`);
+    with `rerank`, `reranker` reorders the candidates (default: the embedding fallback)."""
+
     def __init__(
         self,
         index: ChunkIndex,
         embedder: Embedder,
         sparse: SparseEncoder,
         config: RetrievalConfig | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.index = index
         self.embedder = embedder
         self.sparse = sparse
         self.config = config or VARIANTS[DEFAULT_VARIANT]
+        self.reranker: Reranker = reranker or EmbeddingReranker(embedder)
 
     async def retrieve(self, ctx: Context, question: str, k: int = 5) -> list[SearchHit]:
+        config = self.config
+        widen = config.rerank or config.reserve_general
         dense = (await self.embedder.embed([question]))[0]
-        return await self.index.search(
+        hits = await self.index.search(
             ctx,
             dense.tolist(),
             self.sparse.encode_query(question),
-            limit=k,
-            mode=self.config.mode,
-            candidates=self.config.candidates,
+            limit=max(config.candidates, k) if widen else k,
+            mode=config.mode,
+            candidates=max(config.candidates, k),
+            with_vectors=config.rerank and self.reranker.uses_vectors,
         )
+        if config.rerank:
+            # Every candidate ranked, so a reserved general hit is the reranker's best one.
+            hits = await self.reranker.rerank(question, hits, len(hits))
+        if config.reserve_general:
+            return reserve_general(hits, k)
+        return hits[:k]
+
+
+def reserve_general(ranked: list[SearchHit], k: int) -> list[SearchHit]:
+    """The top k of `ranked`; if none is a general document but a later one is, the best
+    such hit replaces the last of the k."""
+    top = ranked[:k]
+    if not top or any(hit.chunk.kind == GENERAL_KIND for hit in top):
+        return top
+    general = next((hit for hit in ranked[k:] if hit.chunk.kind == GENERAL_KIND), None)
+    return top if general is None else [*top[:-1], general]

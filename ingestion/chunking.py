@@ -4,18 +4,17 @@ sentences are never cut. Every chunk fits the embedder's input with its context 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import groupby, pairwise
 
+from core.text import split_sentences
 from ingestion.documents import Block, BlockKind, LoadedDocument
 
 TokenCounter = Callable[[str], int]
 
 # [CLS] and [SEP], plus slack for the few tokens joining pieces can add.
 _RESERVED_TOKENS = 6
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +115,7 @@ def _sentence_pieces(
     text: str, kind: BlockKind, count_tokens: TokenCounter, budget: int
 ) -> Iterator[_Piece]:
     units: list[str] = []
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in split_sentences(text):
         if count_tokens(sentence) <= budget:
             units.append(sentence)
         else:  # a "sentence" longer than the whole budget: lines, then words

@@ -20,6 +20,7 @@ class DocumentKind(StrEnum):
     EXERCISES = "exercises"
     NOTES = "notes"
     DOCUMENT = "document"
+    GUIDED_EXERCISE = "guided_exercise"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +75,5 @@ class LoadedDocument:
     kind: DocumentKind = DocumentKind.DOCUMENT
     page_count: int = 0
     images: list[ImageRef] = field(default_factory=list)
+    # Extra payload stored with every chunk (for instance a guided exercise's id and source).
+    attributes: dict[str, str] = field(default_factory=dict)

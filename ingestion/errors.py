@@ -25,3 +25,7 @@ class EncryptedFileError(IngestError):
 
 class FileTooLargeError(IngestError):
     pass
+
+
+class InvalidExerciseError(IngestError):
+    """A guided-exercise file that breaks the format; the message names the line."""

@@ -7,7 +7,7 @@ and the old version stays as it was."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
@@ -34,6 +34,7 @@ class DocumentMeta:
     kind: str
     file_hash: str
     owner_id: str | None = None
+    attributes: dict[str, str] = field(default_factory=dict)
 
     @property
     def visibility(self) -> Visibility:
@@ -104,6 +105,7 @@ class ChunkWriter:
                         f.CHUNK_INDEX: chunk.index,
                         f.CONTENT_HASH: text_sha256(chunk.text),
                         f.TEXT: chunk.text,
+                        **meta.attributes,
                     },
                 )
             )

@@ -16,7 +16,7 @@ _BY_NAME: tuple[tuple[DocumentKind, tuple[str, ...]], ...] = (
 def infer_kind(file_name: str, loaded: DocumentKind, private: bool) -> DocumentKind:
     if private:
         return DocumentKind.NOTES
-    if loaded is DocumentKind.SLIDES:
+    if loaded in (DocumentKind.SLIDES, DocumentKind.GUIDED_EXERCISE):
         return loaded
     name = file_name.lower()
     for kind, words in _BY_NAME:

@@ -219,6 +219,7 @@ class Ingestor:
                 kind=infer_kind(source.file_name, document.kind, private=owner_id is not None),
                 file_hash=file_hash,
                 owner_id=owner_id,
+                attributes=document.attributes,
             )
             await self.writer.replace(meta, chunks, uuid.uuid4().hex, embedded)
             status = FileStatus.REPLACED if previous else FileStatus.ADDED

@@ -41,6 +41,8 @@ def _answer(answer: Answer) -> str:
     lines = [answer.text]
     if answer.quoted and answer.grounded:
         lines.insert(0, "From the course material (quoted):")
+    if answer.note:
+        lines.insert(0, f"({answer.note})")
     if answer.citations:
         lines.append("")
         lines.append("Sources:")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -58,6 +58,8 @@ class ChunkRecord:
 class SearchHit:
     chunk: ChunkRecord
     score: float
+    # The stored dense vector, when the search asked for it (`with_vectors=True`).
+    vector: tuple[float, ...] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,11 @@ class SearchMode(StrEnum):
     SPARSE = "sparse"
     RRF = "rrf"
     DBSF = "dbsf"
+
+
+def _dense_of(vector: Any) -> tuple[float, ...] | None:
+    value = vector.get(f.DENSE) if isinstance(vector, dict) else None
+    return tuple(value) if value is not None else None
 
 
 class ChunkIndex:
@@ -138,8 +145,10 @@ class ChunkIndex:
         limit: int,
         mode: SearchMode = SearchMode.RRF,
         candidates: int = 50,
+        with_vectors: bool = False,
     ) -> list[SearchHit]:
-        """Tenant-scoped search; hybrid modes fuse server-side with the filter in each prefetch."""
+        """Tenant-scoped search; hybrid modes fuse server-side with the filter in each prefetch.
+        `with_vectors` returns each hit's stored dense vector too (for rescoring)."""
         scope = tenant_filter(ctx)
         sparse_query = models.SparseVector(indices=sparse.indices, values=sparse.values)
         if mode is SearchMode.DENSE:
@@ -160,10 +169,19 @@ class ChunkIndex:
                 "query": models.FusionQuery(fusion=fusion),
             }
         response = await self.client.query_points(
-            self.collection, query_filter=scope, limit=limit, with_payload=True, **kwargs
+            self.collection,
+            query_filter=scope,
+            limit=limit,
+            with_payload=True,
+            with_vectors=[f.DENSE] if with_vectors else False,
+            **kwargs,
         )
         return [
-            SearchHit(ChunkRecord.from_payload(p.id, p.payload or {}), p.score)
+            SearchHit(
+                ChunkRecord.from_payload(p.id, p.payload or {}),
+                p.score,
+                _dense_of(p.vector) if with_vectors else None,
+            )
             for p in response.points
         ]
 

@@ -22,9 +22,11 @@ TEXT = "text"
 TITLE = "title"
 CHUNK_INDEX = "chunk_index"
 GENERATION = "generation"
+EXERCISE_ID = "exercise_id"
+EXERCISE_SOURCE = "exercise_source"
 
 # Fields searched or filtered on, and so indexed.
-KEYWORD_INDEXES = (COURSE_ID, OWNER_ID, VISIBILITY, DOCUMENT_ID, KIND, GENERATION)
+KEYWORD_INDEXES = (COURSE_ID, OWNER_ID, VISIBILITY, DOCUMENT_ID, KIND, GENERATION, EXERCISE_ID)
 
 
 class Visibility(StrEnum):

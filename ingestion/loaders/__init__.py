@@ -8,6 +8,7 @@ from pathlib import Path
 from ingestion.documents import LoadedDocument
 from ingestion.errors import UnsupportedFileError
 from ingestion.loaders.docx import load_docx
+from ingestion.loaders.exercise import is_exercise_file, load_exercise
 from ingestion.loaders.markdown import load_markdown
 from ingestion.loaders.pdf import load_pdf
 from ingestion.loaders.plain_text import load_text
@@ -25,12 +26,18 @@ LOADERS: dict[str, Loader] = {
 }
 
 
+def supported_types() -> str:
+    return ", ".join([*sorted(LOADERS), ".exercise.yaml"])
+
+
 def loader_for(file_name: str) -> Loader:
     """The loader for a file name's type, or UnsupportedFileError naming what is supported."""
+    if is_exercise_file(file_name):
+        return load_exercise
     suffix = Path(file_name).suffix.lower()
     loader = LOADERS.get(suffix)
     if loader is None:
-        kinds = ", ".join(sorted(LOADERS))
+        kinds = supported_types()
         shown = f"'{suffix}'" if suffix else "a file without an extension"
         raise UnsupportedFileError(f"{shown} is not a supported type (supported: {kinds})")
     return loader

@@ -21,7 +21,7 @@ def test_ingest_sources_ask_and_forget_round_trip(
     assert main(["ingest", str(sample_course), "--course", "sample"]) == 0
     out = capsys.readouterr().out
     assert "✓ syllabus.md: added" in out
-    assert "4 of 4 files ingested" in out
+    assert "6 of 6 files ingested" in out
 
     assert main(["ingest", str(sample_course), "--course", "sample"]) == 0
     assert "= syllabus.md: unchanged" in capsys.readouterr().out

@@ -52,12 +52,31 @@ async def test_sample_course_ingests_every_file(
         "worked-exercises.md",
         "lecture-01-limits.pdf",
         "lecture-02-derivatives.pdf",
+        "derivative-product-rule.exercise.yaml",
+        "limits-basics.exercise.yaml",
     }
     assert all(r.status is FileStatus.ADDED and r.chunks > 0 for r in report.results)
     documents = {d.file_name: d for d in await index.documents(student())}
     assert documents["lecture-01-limits.pdf"].kind == "slides"
     assert documents["syllabus.md"].kind == "syllabus"
     assert documents["worked-exercises.md"].kind == "exercises"
+    assert documents["limits-basics.exercise.yaml"].kind == "guided_exercise"
+
+
+async def test_invalid_exercise_file_is_rejected_with_line_and_reason(
+    ingestor: Ingestor, index: ChunkIndex, tmp_path: Path
+) -> None:
+    bad = write(
+        tmp_path / "broken.exercise.yaml",
+        "id: broken\ntitle: Broken\ntopic: limits\nskills: [limits]\nsteps:\n"
+        "  - prompt: What is 1+1?\n    skill: limits\n    hints: [count]\n"
+        "    answer: {kind: numerc, value: 2}\n",
+    )
+    [result] = (await ingestor.ingest([SourceFile.at(bad)], COURSE)).results
+    assert result.status is FileStatus.FAILED
+    assert "broken.exercise.yaml line 9" in result.error
+    assert "unknown kind 'numerc'" in result.error
+    assert await index.documents(student()) == []
 
 
 async def test_reingesting_unchanged_files_does_nothing(

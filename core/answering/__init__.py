@@ -1,0 +1,7 @@
+"""Grounded answers: an LLM's cited answer, or quotes from the material, or an abstention."""
+
+from core.answering.extractive import ExtractiveAnswerer
+from core.answering.llm_answerer import LlmAnswerer
+from core.answering.service import Answerer, QuestionAnswering
+
+__all__ = ["Answerer", "ExtractiveAnswerer", "LlmAnswerer", "QuestionAnswering"]

@@ -1,0 +1,50 @@
+"""From `[n]` markers in a model's reply to citations users can follow.
+
+Markers are renumbered 1..m in order of first use, so the reply's numbers match the list of
+citations shown under it; markers naming a source that does not exist are dropped."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.index import SearchHit
+from core.replies import Citation
+
+_MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+def citation_for(hit: SearchHit) -> Citation:
+    chunk = hit.chunk
+    return Citation(
+        file_name=chunk.file_name,
+        page=chunk.page,
+        section=chunk.section or None,
+        document_id=chunk.document_id,
+        private=chunk.private,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CitedText:
+    text: str
+    citations: tuple[Citation, ...]
+
+
+def resolve_citations(text: str, hits: list[SearchHit]) -> CitedText:
+    order: dict[int, int] = {}  # source number -> number shown
+
+    def renumber(match: re.Match[str]) -> str:
+        shown = []
+        for part in match.group(1).split(","):
+            number = int(part)
+            if not 1 <= number <= len(hits):
+                continue  # a source the model invented
+            order.setdefault(number, len(order) + 1)
+            shown.append(f"[{order[number]}]")
+        return "".join(dict.fromkeys(shown))
+
+    rewritten = _MARKER.sub(renumber, text)
+    rewritten = re.sub(r"[ \t]+([.,;:])", r"\1", rewritten).strip()
+    citations = tuple(citation_for(hits[number - 1]) for number in order)
+    return CitedText(rewritten, citations)

@@ -1,0 +1,219 @@
+"""Evaluation metrics as pure functions: text normalisation, gold-span matching, source hits,
+reciprocal rank, latency percentiles and their aggregation, overall and per question type.
+
+A gold span "hits" a chunk when at least 80% of the span's word tokens (as a multiset) occur
+among the chunk's tokens, both sides normalised first: the spans are copied from the PDFs'
+text, so they differ from extracted text in ligatures, line-end hyphenation and spacing."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+SPAN_COVERAGE = Fraction(4, 5)
+HIT_AT = (1, 5)
+MRR_DEPTH = 10
+SPAN_DEPTH = 5
+RETRIEVE_DEPTH = max(MRR_DEPTH, SPAN_DEPTH, *HIT_AT)
+
+# A word broken across lines: "exam-\nination" (also the soft and the Unicode hyphen).
+_LINE_END_HYPHEN = re.compile(r"(\w)[-\u00ad\u2010]\s*\n\s*(?=\w)")
+_NOT_WORD = re.compile(r"[^\w\s]|_")
+
+
+def normalise(text: str) -> str:
+    """NFKC (which also splits ligatures such as "ﬁ"), line-end hyphenation joined, soft
+    hyphens dropped, case folded, punctuation and symbols turned into spaces, whitespace
+    collapsed."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _LINE_END_HYPHEN.sub(r"\1", text)
+    text = text.replace("\u00ad", "").casefold()
+    return " ".join(_NOT_WORD.sub(" ", text).split())
+
+
+def tokens(text: str) -> list[str]:
+    """The word tokens of a text after normalisation."""
+    return normalise(text).split()
+
+
+def span_coverage(span: Counter[str], chunk: Counter[str]) -> Fraction:
+    """Share of the span's tokens (a multiset) that the chunk's tokens contain."""
+    total = sum(span.values())
+    if total == 0:
+        return Fraction(0)
+    return Fraction(sum((span & chunk).values()), total)
+
+
+def span_in_chunk(span: str, chunk: str) -> bool:
+    return span_coverage(Counter(tokens(span)), Counter(tokens(chunk))) >= SPAN_COVERAGE
+
+
+def any_span_hit(spans: Iterable[str], chunks: Iterable[str]) -> bool:
+    """True when any gold span is covered by any of the chunks."""
+    span_bags = [bag for bag in (Counter(tokens(s)) for s in spans) if bag]
+    if not span_bags:
+        return False
+    for chunk in chunks:
+        chunk_bag = Counter(tokens(chunk))
+        if any(span_coverage(bag, chunk_bag) >= SPAN_COVERAGE for bag in span_bags):
+            return True
+    return False
+
+
+def _same_file(name: str) -> str:
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def source_hit(ranked_files: Sequence[str], gold_sources: Iterable[str], k: int) -> bool:
+    """Whether one of the first k retrieved chunks comes from a gold file (case-insensitive)."""
+    gold = {_same_file(g) for g in gold_sources}
+    return any(_same_file(name) in gold for name in ranked_files[:k])
+
+
+def reciprocal_rank(
+    ranked_files: Sequence[str], gold_sources: Iterable[str], depth: int = MRR_DEPTH
+) -> float:
+    """1/rank of the first chunk from a gold file within `depth`, else 0."""
+    gold = {_same_file(g) for g in gold_sources}
+    for rank, name in enumerate(ranked_files[:depth], start=1):
+        if _same_file(name) in gold:
+            return 1.0 / rank
+    return 0.0
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The q-th percentile (0-100) with linear interpolation between ranks; None if empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalScore:
+    """One question's retrieval flags; None where the question has no gold to judge by."""
+
+    source_hit_1: bool | None = None
+    source_hit_5: bool | None = None
+    reciprocal_rank: float | None = None
+    span_hit_5: bool | None = None
+
+
+def score_retrieval(
+    ranked_files: Sequence[str],
+    ranked_texts: Sequence[str],
+    *,
+    answerable: bool,
+    gold_sources: Sequence[str],
+    gold_spans: Sequence[str],
+) -> RetrievalScore:
+    """Score the ranked chunks (file names and texts, best first) of one question."""
+    by_source = answerable and bool(gold_sources)
+    return RetrievalScore(
+        source_hit_1=source_hit(ranked_files, gold_sources, 1) if by_source else None,
+        source_hit_5=source_hit(ranked_files, gold_sources, 5) if by_source else None,
+        reciprocal_rank=reciprocal_rank(ranked_files, gold_sources) if by_source else None,
+        span_hit_5=any_span_hit(gold_spans, ranked_texts[:SPAN_DEPTH]) if gold_spans else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionResult:
+    """What happened to one question: its retrieval, latency and (with answers) the reply."""
+
+    id: str
+    course: str
+    type: str
+    answerable: bool
+    retrieved: tuple[str, ...]
+    score: RetrievalScore
+    latency_ms: float | None
+    grounded: bool | None = None
+    support: object | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Metrics:
+    """Aggregated figures; a rate is None when no question qualifies for it. The counts
+    below are the denominators."""
+
+    n: int
+    source_hit_1: float | None = None
+    source_hit_5: float | None = None
+    mrr_10: float | None = None
+    span_hit_5: float | None = None
+    abstain: float | None = None
+    wrong_abstain: float | None = None
+    p50_ms: float | None = None
+    p95_ms: float | None = None
+    n_sources: int = 0
+    n_spans: int = 0
+    n_unanswerable: int = 0
+    n_answerable: int = 0
+
+    def named(self) -> dict[str, int | float | None]:
+        """The figures under the names the summary line and JSON report use."""
+        return {
+            "n": self.n,
+            "source_hit@1": self.source_hit_1,
+            "source_hit@5": self.source_hit_5,
+            "mrr@10": self.mrr_10,
+            "span_hit@5": self.span_hit_5,
+            "abstain": self.abstain,
+            "wrong_abstain": self.wrong_abstain,
+            "p50_ms": self.p50_ms,
+            "p95_ms": self.p95_ms,
+        }
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _rate(flags: Sequence[bool]) -> float | None:
+    return _mean([1.0 if flag else 0.0 for flag in flags])
+
+
+def summarise(results: Sequence[QuestionResult]) -> Metrics:
+    """Aggregate question results. Abstention figures count only questions that were
+    answered (grounded is not None)."""
+    scores = [r.score for r in results]
+    hit_1 = [s.source_hit_1 for s in scores if s.source_hit_1 is not None]
+    hit_5 = [s.source_hit_5 for s in scores if s.source_hit_5 is not None]
+    ranks = [s.reciprocal_rank for s in scores if s.reciprocal_rank is not None]
+    spans = [s.span_hit_5 for s in scores if s.span_hit_5 is not None]
+    unanswerable = [not r.grounded for r in results if r.grounded is not None and not r.answerable]
+    answerable = [not r.grounded for r in results if r.grounded is not None and r.answerable]
+    latencies = [r.latency_ms for r in results if r.latency_ms is not None]
+    return Metrics(
+        n=len(results),
+        source_hit_1=_rate(hit_1),
+        source_hit_5=_rate(hit_5),
+        mrr_10=_mean(ranks),
+        span_hit_5=_rate(spans),
+        abstain=_rate(unanswerable),
+        wrong_abstain=_rate(answerable),
+        p50_ms=percentile(latencies, 50),
+        p95_ms=percentile(latencies, 95),
+        n_sources=len(hit_5),
+        n_spans=len(spans),
+        n_unanswerable=len(unanswerable),
+        n_answerable=len(answerable),
+    )
+
+
+def by_type(results: Sequence[QuestionResult]) -> dict[str, Metrics]:
+    """`summarise` per question type, types in alphabetical order."""
+    groups: dict[str, list[QuestionResult]] = {}
+    for result in results:
+        groups.setdefault(result.type, []).append(result)
+    return {kind: summarise(groups[kind]) for kind in sorted(groups)}

@@ -1,0 +1,355 @@
+"""The evaluation run: ingest every course of a dataset into an index of its own, ask every
+question in its course, score what came back.
+
+Dataset layout (see ../shared/datasets/README.md): `courses/<course_id>/<files>` and
+`questions.jsonl`. The index lives in a throwaway data dir unless `index_dir` names one to
+keep (ingestion is idempotent, so a second run skips the unchanged files)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import tempfile
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, nullcontext
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from config import Settings
+from core.context import Context, Role
+from core.course_bot import CourseBot
+from core.errors import UserFacingError
+from core.evaluation.metrics import (
+    RETRIEVE_DEPTH,
+    Metrics,
+    QuestionResult,
+    RetrievalScore,
+    by_type,
+    score_retrieval,
+    summarise,
+)
+from core.factory import open_core
+from core.retrieval import DEFAULT_VARIANT, VARIANTS, Retriever
+from ingestion.pipeline import IngestProgress, IngestReport, ProgressCallback, discover
+
+PLATFORM = "eval"
+USER_ID = "eval"
+COURSES = "courses"
+QUESTIONS = "questions.jsonl"
+
+QuestionProgress = Callable[[int, int], None]
+
+
+class DatasetError(Exception):
+    """The dataset folder is missing or malformed; the message is one line for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class EvalQuestion:
+    id: str
+    course: str
+    question: str
+    type: str
+    answerable: bool
+    gold_spans: tuple[str, ...] = ()
+    gold_sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EvalDataset:
+    root: Path
+    courses: dict[str, Path]
+    questions: tuple[EvalQuestion, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EvalOptions:
+    """`k` is the retrieval depth of the answer path (--answers); the retrieval metrics
+    always look at the top 10."""
+
+    k: int = 5
+    answers: bool = False
+    variant: str = DEFAULT_VARIANT
+    index_dir: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CourseIngest:
+    course: str
+    report: IngestReport
+
+
+@dataclass(frozen=True, slots=True)
+class EvalResult:
+    dataset: Path
+    options: EvalOptions
+    questions: tuple[QuestionResult, ...]
+    overall: Metrics
+    by_type: dict[str, Metrics]
+    ingested: tuple[CourseIngest, ...] = ()
+    warnings: tuple[str, ...] = ()
+    ingest_s: float = 0.0
+    ask_s: float = 0.0
+
+
+def load_dataset(root: Path, limit: int | None = None) -> EvalDataset:
+    """The dataset's course folders and its questions (the first `limit` in file order)."""
+    if not root.is_dir():
+        raise DatasetError(f"no dataset folder at {root}")
+    courses_dir = root / COURSES
+    if not courses_dir.is_dir():
+        raise DatasetError(f"{root} has no {COURSES}/ folder (expected {COURSES}/<course_id>/)")
+    questions_file = root / QUESTIONS
+    if not questions_file.is_file():
+        raise DatasetError(f"{root} has no {QUESTIONS}")
+    courses = {
+        p.name: p
+        for p in sorted(courses_dir.iterdir())
+        if p.is_dir() and not p.name.startswith(".")
+    }
+    questions: list[EvalQuestion] = []
+    with questions_file.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if limit is not None and len(questions) >= limit:
+                break
+            if line.strip():
+                questions.append(_question(line, f"{questions_file}:{number}"))
+    return EvalDataset(root=root, courses=courses, questions=tuple(questions))
+
+
+def _question(line: str, where: str) -> EvalQuestion:
+    try:
+        raw = json.loads(line)
+        return EvalQuestion(
+            id=str(raw["id"]),
+            course=str(raw["course"]),
+            question=str(raw["question"]),
+            type=str(raw.get("type") or "unknown"),
+            answerable=bool(raw.get("answerable", True)),
+            gold_spans=tuple(str(s) for s in raw.get("gold_spans") or ()),
+            gold_sources=tuple(str(s) for s in raw.get("gold_sources") or ()),
+        )
+    except json.JSONDecodeError as error:
+        raise DatasetError(f"{where}: not JSON ({error.msg})") from None
+    except (KeyError, TypeError, AttributeError) as error:
+        raise DatasetError(f"{where}: a question needs id, course and question ({error})") from None
+
+
+def eval_settings(settings: Settings, data_dir: Path) -> Settings:
+    """The settings with the index in `data_dir`, in Qdrant local mode, and sessions in the
+    process (the questions' conversations must not reach a shared Redis)."""
+    update = {"data_dir": data_dir, "qdrant_url": None, "qdrant_api_key": None, "redis_url": None}
+    return settings.model_copy(update=update)
+
+
+class Evaluation:
+    """One run over a dataset with the core open: `ingest()`, then `ask()`, then `result()`.
+    Open it with `open_evaluation`; `run_eval` does all three."""
+
+    def __init__(self, bot: CourseBot, dataset: EvalDataset, options: EvalOptions) -> None:
+        self.bot = bot
+        self.dataset = dataset
+        self.options = options
+        base = bot.answers.retriever
+        self.retriever = Retriever(
+            base.index,
+            base.embedder,
+            base.sparse,
+            VARIANTS[options.variant],
+            reranker=base.reranker,
+        )
+        # The real answer path, retrieving with the evaluated variant at depth --k.
+        bot.answers.retriever = self.retriever
+        bot.answers.k = options.k
+        self._ingested: list[CourseIngest] = []
+        self._warnings: list[str] = []
+        self._results: list[QuestionResult] = []
+        self._ingest_s = 0.0
+        self._ask_s = 0.0
+
+    async def ingest(self, on_progress: ProgressCallback | None = None) -> None:
+        """Ingest every course folder as its own course; `on_progress` sees one run over all
+        the dataset's files."""
+        started = time.perf_counter()
+        ingested, warnings = await _ingest(self.bot, self.dataset, on_progress)
+        self._ingested.extend(ingested)
+        self._warnings.extend(warnings)
+        self._ingest_s += time.perf_counter() - started
+
+    async def ask(self, on_question: QuestionProgress | None = None) -> None:
+        """Ask every question in its course; `on_question` is told (done, total) after each."""
+        started = time.perf_counter()
+        self._results = await _ask(
+            self.bot, self.retriever, self.dataset, self.options.answers, on_question
+        )
+        self._ask_s += time.perf_counter() - started
+
+    def result(self) -> EvalResult:
+        return EvalResult(
+            dataset=self.dataset.root,
+            options=self.options,
+            questions=tuple(self._results),
+            overall=summarise(self._results),
+            by_type=by_type(self._results),
+            ingested=tuple(self._ingested),
+            warnings=(*self._warnings, *_missing_courses(self.dataset)),
+            ingest_s=self._ingest_s,
+            ask_s=self._ask_s,
+        )
+
+
+@asynccontextmanager
+async def open_evaluation(
+    dataset: EvalDataset, settings: Settings, options: EvalOptions
+) -> AsyncIterator[Evaluation]:
+    """The core on the evaluation's own index: in `options.index_dir`, or a temporary data dir
+    removed on exit. Qdrant runs in local mode either way."""
+    if options.variant not in VARIANTS:
+        raise ValueError(f"unknown retrieval variant {options.variant!r}")
+    keep = options.index_dir
+    folder = nullcontext(str(keep)) if keep else tempfile.TemporaryDirectory(prefix="coursebot-")
+    with folder as data_dir:
+        async with open_core(eval_settings(settings, Path(data_dir))) as bot:
+            yield Evaluation(bot, dataset, options)
+
+
+async def run_eval(
+    dataset: EvalDataset,
+    settings: Settings,
+    options: EvalOptions,
+    *,
+    on_ingest: ProgressCallback | None = None,
+    on_question: QuestionProgress | None = None,
+) -> EvalResult:
+    """Ingest, ask and score in one call."""
+    async with open_evaluation(dataset, settings, options) as evaluation:
+        await evaluation.ingest(on_ingest)
+        await evaluation.ask(on_question)
+    return evaluation.result()
+
+
+async def _ingest(
+    bot: CourseBot, dataset: EvalDataset, on_progress: ProgressCallback | None
+) -> tuple[list[CourseIngest], list[str]]:
+    planned = {course: discover([folder])[0] for course, folder in dataset.courses.items()}
+    total = sum(len(sources) for sources in planned.values())
+    done = pages = chunks = 0
+    ingested: list[CourseIngest] = []
+    warnings: list[str] = []
+
+    async def forward(progress: IngestProgress) -> None:
+        if on_progress is None:
+            return
+        outcome = on_progress(
+            replace(
+                progress,
+                files_done=done + progress.files_done,
+                files_total=total,
+                pages=pages + progress.pages,
+                chunks=chunks + progress.chunks,
+            )
+        )
+        if inspect.isawaitable(outcome):
+            await outcome
+
+    for course, sources in planned.items():
+        if not sources:
+            warnings.append(f"course '{course}' has no files")
+            continue
+        ctx = Context(
+            platform=PLATFORM, course_id=course, user_id=USER_ID, roles=frozenset({Role.INSTRUCTOR})
+        )
+        report = await bot.ingest(ctx, sources, on_progress=forward)
+        ingested.append(CourseIngest(course, report))
+        warnings.extend(f"{course}/{r.file_name}: {r.error}" for r in report.failed)
+        done += len(sources)
+        pages += report.pages
+        chunks += report.chunks
+    return ingested, warnings
+
+
+async def _ask(
+    bot: CourseBot,
+    retriever: Retriever,
+    dataset: EvalDataset,
+    answers: bool,
+    on_question: QuestionProgress | None,
+) -> list[QuestionResult]:
+    results: list[QuestionResult] = []
+    total = len(dataset.questions)
+    for number, question in enumerate(dataset.questions, start=1):
+        if question.course in dataset.courses:
+            result = await _ask_one(bot, retriever, question, answers)
+        else:
+            result = _missed(question, answers)
+        results.append(result)
+        if on_question is not None:
+            on_question(number, total)
+    return results
+
+
+async def _ask_one(
+    bot: CourseBot, retriever: Retriever, question: EvalQuestion, answers: bool
+) -> QuestionResult:
+    ctx = Context(platform=PLATFORM, course_id=question.course, user_id=USER_ID)
+    started = time.perf_counter()
+    hits = await retriever.retrieve(ctx, question.question, k=RETRIEVE_DEPTH)
+    latency_ms = (time.perf_counter() - started) * 1000
+    files = tuple(hit.chunk.file_name for hit in hits)
+    score = score_retrieval(
+        files,
+        [hit.chunk.text for hit in hits],
+        answerable=question.answerable,
+        gold_sources=question.gold_sources,
+        gold_spans=question.gold_spans,
+    )
+    result = _result(question, files, score, latency_ms)
+    if not answers:
+        return result
+    # Each question is a conversation of its own, so none reads as a follow-up of another.
+    asker = replace(ctx, user_id=f"{USER_ID}:{question.id}")
+    try:
+        answer = await bot.ask(asker, question.question)
+    except UserFacingError as error:  # an empty course or question: the bot did not answer
+        return replace(result, grounded=False, error=str(error))
+    return replace(result, grounded=answer.grounded, support=getattr(answer, "support", None))
+
+
+def _missed(question: EvalQuestion, answers: bool) -> QuestionResult:
+    """A question whose course has no folder: nothing retrieved, nothing answered."""
+    score = score_retrieval(
+        (),
+        (),
+        answerable=question.answerable,
+        gold_sources=question.gold_sources,
+        gold_spans=question.gold_spans,
+    )
+    result = _result(question, (), score, None)
+    if answers:
+        result = replace(result, grounded=False, error="the course has no folder")
+    return result
+
+
+def _result(
+    question: EvalQuestion, files: tuple[str, ...], score: RetrievalScore, latency: float | None
+) -> QuestionResult:
+    return QuestionResult(
+        id=question.id,
+        course=question.course,
+        type=question.type,
+        answerable=question.answerable,
+        retrieved=files,
+        score=score,
+        latency_ms=latency,
+    )
+
+
+def _missing_courses(dataset: EvalDataset) -> list[str]:
+    missing = Counter(q.course for q in dataset.questions if q.course not in dataset.courses)
+    return [
+        f"course '{course}' has no folder under {COURSES}/: its {count} question(s) count as "
+        "retrieval misses"
+        for course, count in sorted(missing.items())
+    ]

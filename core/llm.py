@@ -1,0 +1,79 @@
+"""The language-model layer: one chat model per role, over Ollama (llama-index's client),
+with a timeout, retries on connection failures, and one typed error for every failure."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import httpx
+import ollama
+import structlog
+from llama_index.core.llms import ChatMessage, MessageRole
+from llama_index.llms.ollama import Ollama
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+)
+
+log = structlog.get_logger(__name__)
+
+
+class LlmUnavailableError(RuntimeError):
+    """The model did not answer (timeout, connection refused, server error)."""
+
+
+class ChatModel(Protocol):
+    name: str
+
+    async def complete(self, system: str, user: str) -> str:
+        """The model's reply to one system + user exchange."""
+
+
+class OllamaChatModel:
+    def __init__(
+        self,
+        *,
+        host: str,
+        model: str,
+        timeout_s: float,
+        context_window: int,
+        attempts: int = 3,
+        temperature: float = 0.1,
+    ) -> None:
+        self.name = model
+        self.attempts = attempts
+        # context_window set explicitly: otherwise llama-index asks the server with a
+        # blocking show() call.
+        self._llm = Ollama(
+            model=model,
+            base_url=host,
+            request_timeout=timeout_s,
+            context_window=context_window,
+            temperature=temperature,
+        )
+
+    async def complete(self, system: str, user: str) -> str:
+        messages = [
+            ChatMessage(role=MessageRole.SYSTEM, content=system),
+            ChatMessage(role=MessageRole.USER, content=user),
+        ]
+        try:
+            # Retry only what a second try can fix: a refused or dropped connection. A
+            # timeout already cost the user the whole wait.
+            async for attempt in AsyncRetrying(
+                stop=stop_after_attempt(self.attempts),
+                wait=wait_exponential(multiplier=0.2, max=2),
+                retry=retry_if_exception_type((httpx.ConnectError, httpx.RemoteProtocolError)),
+                reraise=True,
+            ):
+                with attempt:
+                    response = await self._llm.achat(messages)
+        except httpx.TimeoutException as error:
+            log.warning("llm timed out", model=self.name)
+            raise LlmUnavailableError(f"{self.name} did not answer in time") from error
+        except (httpx.HTTPError, ollama.ResponseError, ConnectionError) as error:
+            log.warning("llm failed", model=self.name, error=str(error))
+            raise LlmUnavailableError(f"{self.name} is not reachable") from error
+        return (response.message.content or "").strip()

@@ -1,0 +1,121 @@
+"""Where the mistake log lives and how its schema is brought up to date.
+
+SQLite under the data dir by default (aiosqlite), PostgreSQL when COURSEBOT_DATABASE_URL is
+set (asyncpg). Nothing here holds a module-level engine: callers create one and dispose it."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.pool import NullPool
+
+from config import Settings, SettingsError
+
+SQLITE_FILE_NAME = "coursebot.db"
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+
+# Held for the length of the migration transaction so replicas starting together take turns.
+_MIGRATION_LOCK_ID = 0x636F_7572_7365  # "course"
+
+# Alembic keeps the running migration's context in module globals, so one process runs one
+# migration at a time (per event loop; the PostgreSQL lock covers other processes).
+_alembic_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+
+_POSTGRES_SCHEMES = {"postgres", "postgresql", "postgresql+asyncpg"}
+_SQLITE_SCHEMES = {"sqlite", "sqlite+aiosqlite"}
+
+
+def database_url_for(settings: Settings) -> str:
+    """The async SQLAlchemy URL for these settings, creating the data dir for SQLite."""
+    if settings.database_url is None:
+        data_dir = settings.data_dir.expanduser().resolve()
+        data_dir.mkdir(parents=True, exist_ok=True)
+        return f"sqlite+aiosqlite:///{data_dir / SQLITE_FILE_NAME}"
+    try:
+        return async_database_url(str(settings.database_url))
+    except ValueError as exc:
+        raise SettingsError(f"bad setting COURSEBOT_DATABASE_URL: {exc}") from None
+
+
+def async_database_url(database_url: str) -> str:
+    """`database_url` with the async driver: `postgresql://` becomes `postgresql+asyncpg://`
+    (libpq's `sslmode` becomes asyncpg's `ssl`), `sqlite://` becomes `sqlite+aiosqlite://`."""
+    url = _parse(database_url)
+    if url.drivername in _POSTGRES_SCHEMES:
+        url = url.set(drivername="postgresql+asyncpg")
+        if "sslmode" in url.query and "ssl" not in url.query:
+            url = url.update_query_dict({"ssl": url.query["sslmode"]})
+        url = url.difference_update_query(["sslmode"])
+    elif url.drivername in _SQLITE_SCHEMES:
+        url = url.set(drivername="sqlite+aiosqlite")
+    else:
+        # Only the scheme is named: the rest of the URL may hold a password.
+        raise ValueError(
+            f"unsupported database driver {url.drivername!r}; "
+            "use postgresql:// (asyncpg) or leave it unset for SQLite"
+        )
+    return url.render_as_string(hide_password=False)
+
+
+def create_engine(database_url: str) -> AsyncEngine:
+    """An async engine for `database_url` (plain `postgresql://` is accepted)."""
+    url = async_database_url(database_url)
+    if url.startswith("postgresql"):
+        return create_async_engine(url, pool_pre_ping=True)
+    return create_async_engine(url)
+
+
+def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def alembic_config() -> Config:
+    """Alembic's configuration, built in code: no alembic.ini is needed or read."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return config
+
+
+async def migrate(database_url: str) -> None:
+    """Upgrade the mistake log's schema to the newest revision; does nothing when it is current.
+
+    Runs Alembic inside one transaction of an async connection (`run_sync`); on PostgreSQL an
+    advisory lock serialises replicas that start at the same time."""
+    turn = _alembic_turns.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+    engine = create_async_engine(async_database_url(database_url), poolclass=NullPool)
+    try:
+        async with turn, engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                await connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:lock_id)"), {"lock_id": _MIGRATION_LOCK_ID}
+                )
+            await connection.run_sync(_upgrade_to_head)
+    finally:
+        await engine.dispose()
+
+
+def _upgrade_to_head(connection: Connection) -> None:
+    config = alembic_config()
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+def _parse(database_url: str) -> URL:
+    try:
+        return make_url(database_url)
+    except Exception:
+        raise ValueError("not a database URL") from None

@@ -1,0 +1,235 @@
+"""`coursebot eval`, run in-process on a tiny two-course dataset: the summary line scripts
+parse, the JSON report, --limit, --answers, and the errors a user can cause."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+
+SUMMARY = re.compile(
+    r"^eval: n=(?P<n>\d+) source_hit@1=\d\.\d{3} source_hit@5=(?P<hit5>\d\.\d{3}) "
+    r"mrr@10=\d\.\d{3} span_hit@5=(?P<span5>\d\.\d{3})"
+    r"(?P<answers> abstain=\d\.\d{3} wrong_abstain=\d\.\d{3})? "
+    r"p50_ms=\d+\.\d p95_ms=\d+\.\d$"
+)
+
+COURSES = {
+    "algebra": {
+        "syllabus.md": "# Algebra syllabus\n\n## Exams\n\nThe final exam is on December 14 in "
+        "room B12. The midterm exam counts for 30% of the grade.\n\n## Office hours\n\n"
+        "Office hours are on Tuesdays from 2 to 4 pm in room C3.\n",
+        "homework.md": "# Homework policy\n\nHomework is submitted through the course "
+        "website by Friday at noon. Late homework loses ten percent per day.\n",
+    },
+    "history": {
+        "outline.md": "# Modern history outline\n\nWeek one covers the French Revolution. "
+        "Week two covers the Napoleonic wars and the Congress of Vienna.\n",
+        "readings.md": "# Readings\n\nThe required textbook is A History of Modern Europe by "
+        "John Merriman. Weekly readings are posted on the library reserve.\n",
+    },
+}
+
+QUESTIONS = [
+    {
+        "id": "q1",
+        "course": "algebra",
+        "question": "When is the final exam?",
+        "type": "single factual",
+        "answerable": True,
+        "gold_spans": ["The final exam is on December 14 in room B12."],
+        "gold_sources": ["syllabus.md"],
+    },
+    {
+        "id": "q2",
+        "course": "algebra",
+        "question": "How do I hand in my homework\nand what if it's late?",
+        "type": "multi factual",
+        "answerable": True,
+        "gold_spans": ["Homework is submitted through the course web-\nsite by Friday at noon."],
+        "gold_sources": ["Homework.MD"],
+    },
+    {
+        "id": "q3",
+        "course": "history",
+        "question": "Which textbook do we need?",
+        "type": "single factual",
+        "answerable": True,
+        "gold_spans": ["The required textbook is A History of Modern Europe by John Merriman."],
+        "gold_sources": ["readings.md"],
+    },
+    {
+        "id": "q4",
+        "course": "history",
+        "question": "What does week two cover?",
+        "type": "single factual",
+        "answerable": True,
+        "gold_spans": [],
+        "gold_sources": ["outline.md"],
+    },
+    {
+        "id": "q5",
+        "course": "algebra",
+        "question": "Is there free parking for students on campus?",
+        "type": "no answer",
+        "answerable": False,
+        "gold_spans": [],
+        "gold_sources": [],
+    },
+]
+
+
+def write_dataset(root: Path, questions: list[dict[str, object]] = QUESTIONS) -> Path:
+    for course, files in COURSES.items():
+        folder = root / "courses" / course
+        folder.mkdir(parents=True)
+        for name, text in files.items():
+            (folder / name).write_text(text, encoding="utf-8")
+    lines = [json.dumps(q) for q in questions]
+    (root / "questions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("COURSEBOT_DATA_DIR", str(tmp_path / "data"))
+    return write_dataset(tmp_path / "dataset")
+
+
+def last_line(out: str) -> str:
+    return out.rstrip("\n").splitlines()[-1]
+
+
+def test_eval_prints_a_per_type_table_and_ends_with_the_summary_line(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_file = tmp_path / "report.json"
+    assert main(["eval", str(dataset), "--json", str(out_file)]) == 0
+    out = capsys.readouterr().out
+    summary = SUMMARY.match(last_line(out))
+    assert summary, last_line(out)
+    assert summary["n"] == "5"
+    assert summary["hit5"] == "1.000"
+    assert summary["span5"] == "1.000"
+    assert summary["answers"] is None
+    for kind in ("single factual", "multi factual", "no answer", "all"):
+        assert re.search(rf"^{kind}\s", out, re.MULTILINE), kind
+
+    report = json.loads(out_file.read_text())
+    assert report["variant"] == "rrf"
+    assert report["overall"]["n"] == 5
+    assert report["overall"]["source_hit@5"] == 1.0
+    assert report["overall"]["abstain"] is None
+    assert set(report["by_type"]) == {"single factual", "multi factual", "no answer"}
+    assert report["by_type"]["no answer"]["source_hit@5"] is None
+    questions = {q["id"]: q for q in report["questions"]}
+    assert list(questions) == ["q1", "q2", "q3", "q4", "q5"]
+    homework = questions["q2"]
+    assert set(homework) >= {
+        "id",
+        "course",
+        "type",
+        "answerable",
+        "retrieved",
+        "source_hit@1",
+        "source_hit@5",
+        "rr@10",
+        "span_hit@5",
+        "latency_ms",
+        "grounded",
+        "support",
+    }
+    assert "homework.md" in homework["retrieved"][:5]
+    assert set(homework["retrieved"]) <= {"homework.md", "syllabus.md"}  # its own course only
+    assert homework["span_hit@5"] is True
+    assert homework["latency_ms"] > 0
+    assert questions["q4"]["span_hit@5"] is None
+    assert questions["q5"]["source_hit@5"] is None
+    assert questions["q5"]["grounded"] is None
+
+
+def test_eval_limit_asks_only_the_first_questions(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_file = tmp_path / "report.json"
+    assert main(["eval", str(dataset), "--limit", "2", "--json", str(out_file)]) == 0
+    assert last_line(capsys.readouterr().out).startswith("eval: n=2 ")
+    assert [q["id"] for q in json.loads(out_file.read_text())["questions"]] == ["q1", "q2"]
+
+
+def test_eval_with_answers_adds_abstention_rates_and_reuses_a_kept_index(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_file = tmp_path / "report.json"
+    index = tmp_path / "index"
+    assert main(["eval", str(dataset), "--index", str(index), "--limit", "1"]) == 0
+    assert "4 added" in capsys.readouterr().err
+    args = ["eval", str(dataset), "--answers", "--k", "3", "--index", str(index)]
+    assert main([*args, "--json", str(out_file)]) == 0
+    captured = capsys.readouterr()
+    assert "4 unchanged" in captured.err
+    summary = SUMMARY.match(last_line(captured.out))
+    assert summary and summary["answers"], last_line(captured.out)
+    report = json.loads(out_file.read_text())
+    assert report["answers"] is True and report["k"] == 3
+    assert all(isinstance(q["grounded"], bool) for q in report["questions"])
+    assert "support" in report["questions"][0]
+
+
+def test_a_question_for_a_course_without_a_folder_is_a_miss_warned_about_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COURSEBOT_DATA_DIR", str(tmp_path / "data"))
+    ghost = [{**q, "id": f"ghost-{n}", "course": "ghost"} for n, q in enumerate(QUESTIONS[:2])]
+    dataset = write_dataset(tmp_path / "dataset", [QUESTIONS[0], *ghost])
+    out_file = tmp_path / "report.json"
+    assert main(["eval", str(dataset), "--json", str(out_file)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("ghost") == 1
+    assert "warning: course 'ghost' has no folder" in captured.err
+    assert " source_hit@5=0.333 " in last_line(captured.out)
+    ghosts = [q for q in json.loads(out_file.read_text())["questions"] if q["course"] == "ghost"]
+    assert [(q["retrieved"], q["source_hit@5"]) for q in ghosts] == [([], False), ([], False)]
+
+
+@pytest.mark.parametrize(
+    ("remove", "message"),
+    [
+        ("", "no dataset folder at"),
+        ("courses", "has no courses/ folder"),
+        ("questions.jsonl", "has no questions.jsonl"),
+    ],
+)
+def test_eval_of_an_incomplete_dataset_is_one_error_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], remove: str, message: str
+) -> None:
+    root = tmp_path / "dataset"
+    if remove:
+        write_dataset(root)
+        target = root / remove
+        if target.is_dir():
+            for child in sorted(target.rglob("*"), reverse=True):
+                child.unlink() if child.is_file() else child.rmdir()
+            target.rmdir()
+        else:
+            target.unlink()
+    assert main(["eval", str(root)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith("coursebot: ") and message in captured.err
+
+
+def test_eval_rejects_an_unknown_variant_listing_the_choices(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["eval", "x", "--variant", "bm25"])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'bm25'" in err
+    assert "'dense'" in err and "'rrf'" in err

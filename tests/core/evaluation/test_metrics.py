@@ -1,0 +1,206 @@
+"""The evaluation metrics: normalisation, the 80% span rule, hits, MRR, percentiles and the
+per-type aggregation."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+from core.evaluation.metrics import (
+    QuestionResult,
+    RetrievalScore,
+    any_span_hit,
+    by_type,
+    normalise,
+    percentile,
+    reciprocal_rank,
+    score_retrieval,
+    source_hit,
+    span_coverage,
+    span_in_chunk,
+    summarise,
+    tokens,
+)
+
+
+def test_normalise_splits_ligatures_and_folds_case() -> None:
+    assert normalise("The ﬁnal Exam is ﬂexible") == "the final exam is flexible"
+
+
+def test_normalise_joins_words_hyphenated_at_a_line_end() -> None:
+    assert normalise("the exam-\nination week") == "the examination week"
+    assert normalise("the exam-\r\n   ination") == "the examination"
+    assert normalise("soft\u00adhyphen") == "softhyphen"
+
+
+def test_normalise_keeps_hyphens_inside_a_line_as_word_breaks() -> None:
+    assert normalise("mid-term exam") == "mid term exam"
+
+
+def test_normalise_drops_punctuation_and_collapses_whitespace() -> None:
+    assert normalise("  “Class   participation” (individual):\t10%!\n") == (
+        "class participation individual 10"
+    )
+    assert tokens("http://www.cbo.gov/") == ["http", "www", "cbo", "gov"]
+
+
+def test_a_span_copied_from_the_pdf_matches_the_extracted_text() -> None:
+    span = "The ﬁnal exam-\nination is worth 30%."
+    chunk = "Grading\nThe final examination is worth 30 % of the grade."
+    assert span_in_chunk(span, chunk)
+
+
+def test_span_coverage_counts_tokens_as_a_multiset() -> None:
+    span = tokens("the the the exam")
+    chunk = tokens("the exam")
+    assert span_coverage(Counter(span), Counter(chunk)) == Fraction(2, 4)
+
+
+def test_eighty_percent_of_the_span_tokens_is_a_hit() -> None:
+    assert span_in_chunk("one two three four five", "one two three four six")  # 4/5
+
+
+def test_just_under_eighty_percent_is_a_miss() -> None:
+    assert not span_in_chunk("one two three four", "one two three five")  # 3/4
+    # 7/9 = 0.778 < 0.8 <= 8/10
+    assert not span_in_chunk("a b c d e f g h i", "a b c d e f g x y")
+    assert span_in_chunk("a b c d e f g h i j", "a b c d e f g h x y")
+
+
+def test_an_empty_span_never_hits() -> None:
+    assert not span_in_chunk("...", "anything at all")
+    assert not any_span_hit([], ["anything"])
+
+
+def test_any_gold_span_in_any_chunk_is_a_hit() -> None:
+    spans = ["office hours are on tuesday", "late work loses ten percent"]
+    chunks = ["nothing here", "Late work loses 10 percent per day; late work loses ten percent"]
+    assert any_span_hit(spans, chunks)
+    assert not any_span_hit(spans, ["nothing here", "nor here"])
+
+
+def test_source_hit_compares_file_names_case_insensitively_within_k() -> None:
+    ranked = ["notes.md", "Syllabus.PDF", "other.md"]
+    assert source_hit(ranked, ["syllabus.pdf"], 5)
+    assert not source_hit(ranked, ["syllabus.pdf"], 1)
+    assert not source_hit([], ["syllabus.pdf"], 5)
+
+
+def test_reciprocal_rank_is_one_over_the_first_gold_rank_within_ten() -> None:
+    assert reciprocal_rank(["a", "b", "gold", "gold"], ["GOLD"]) == pytest.approx(1 / 3)
+    assert reciprocal_rank(["gold"], ["gold"]) == 1.0
+    assert reciprocal_rank(["x"] * 10 + ["gold"], ["gold"]) == 0.0
+    assert reciprocal_rank([], ["gold"]) == 0.0
+
+
+def test_percentile_interpolates_between_ranks() -> None:
+    assert percentile([], 50) is None
+    assert percentile([7.0], 95) == 7.0
+    assert percentile([4.0, 1.0, 3.0, 2.0], 50) == 2.5
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 95) == pytest.approx(95.05)
+    assert percentile(values, 0) == 1.0
+    assert percentile(values, 100) == 100.0
+
+
+def test_score_retrieval_leaves_out_what_a_question_has_no_gold_for() -> None:
+    unanswerable = score_retrieval(
+        ["a.md"], ["text"], answerable=False, gold_sources=["a.md"], gold_spans=[]
+    )
+    assert unanswerable == RetrievalScore()
+    scored = score_retrieval(
+        ["b.md", "a.md"],
+        ["nothing", "the exam is on monday"],
+        answerable=True,
+        gold_sources=["A.md"],
+        gold_spans=["The exam is on Monday."],
+    )
+    assert scored == RetrievalScore(
+        source_hit_1=False, source_hit_5=True, reciprocal_rank=0.5, span_hit_5=True
+    )
+
+
+def test_span_hit_looks_at_the_top_five_chunks_only() -> None:
+    texts = ["x"] * 5 + ["the exam is on monday"]
+    scored = score_retrieval(
+        ["f"] * 6, texts, answerable=True, gold_sources=[], gold_spans=["the exam is on monday"]
+    )
+    assert scored.span_hit_5 is False
+    assert scored.source_hit_5 is None
+
+
+def _result(
+    kind: str,
+    *,
+    answerable: bool = True,
+    hit: bool | None = None,
+    rr: float | None = None,
+    span: bool | None = None,
+    latency: float | None = 10.0,
+    grounded: bool | None = None,
+) -> QuestionResult:
+    return QuestionResult(
+        id=f"{kind}-{hit}-{span}",
+        course="c",
+        type=kind,
+        answerable=answerable,
+        retrieved=(),
+        score=RetrievalScore(hit, hit, rr, span),
+        latency_ms=latency,
+        grounded=grounded,
+    )
+
+
+def test_summarise_averages_each_figure_over_the_questions_it_applies_to() -> None:
+    results = [
+        _result("factual", hit=True, rr=1.0, span=True, latency=10.0),
+        _result("factual", hit=False, rr=0.0, span=None, latency=30.0),
+        _result("no answer", answerable=False, latency=20.0),
+    ]
+    metrics = summarise(results)
+    assert metrics.n == 3
+    assert metrics.source_hit_5 == 0.5
+    assert metrics.mrr_10 == 0.5
+    assert metrics.span_hit_5 == 1.0
+    assert (metrics.n_sources, metrics.n_spans) == (2, 1)
+    assert metrics.p50_ms == 20.0
+    assert metrics.abstain is None and metrics.wrong_abstain is None
+
+
+def test_abstention_rates_split_answerable_from_unanswerable_questions() -> None:
+    results = [
+        _result("no answer", answerable=False, grounded=False),
+        _result("no answer", answerable=False, grounded=True),
+        _result("factual", grounded=True),
+        _result("factual", grounded=True),
+        _result("factual", grounded=True),
+        _result("factual", grounded=False),
+    ]
+    metrics = summarise(results)
+    assert metrics.abstain == 0.5
+    assert metrics.wrong_abstain == 0.25
+
+
+def test_by_type_aggregates_each_question_type_separately_in_name_order() -> None:
+    results = [
+        _result("yes/no", hit=True, rr=1.0),
+        _result("factual", hit=False, rr=0.0),
+        _result("factual", hit=True, rr=0.5),
+        _result("no answer", answerable=False),
+    ]
+    groups = by_type(results)
+    assert list(groups) == ["factual", "no answer", "yes/no"]
+    assert groups["factual"].n == 2
+    assert groups["factual"].source_hit_1 == 0.5
+    assert groups["factual"].mrr_10 == 0.25
+    assert groups["yes/no"].source_hit_5 == 1.0
+    assert groups["no answer"].source_hit_5 is None
+    assert groups["no answer"].named()["n"] == 1
+
+
+def test_summarise_of_nothing_computes_nothing() -> None:
+    metrics = summarise([])
+    assert metrics.n == 0
+    assert [v for k, v in metrics.named().items() if k != "n"] == [None] * 8
