@@ -28,6 +28,17 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "show what I can do"),
     CommandSpec("ask", "ask a question about the course", "QUESTION"),
     CommandSpec("sources", "list the course's documents"),
+    CommandSpec("practice", "start a guided exercise", "TOPIC|ID"),
+    CommandSpec("hint", "get a hint for the current step"),
+    CommandSpec("skip", "skip the current step (shows its solution)"),
+    CommandSpec("status", "where you are in the current exercise"),
+    CommandSpec("quit", "stop the current exercise"),
+    CommandSpec(
+        "mistakes",
+        "the class's mistakes by skill, as a chart (and CSV)",
+        "[--skill S] [--student U] [--csv]",
+        Role.MODERATOR,
+    ),
 )
 
 
@@ -46,7 +57,10 @@ def parse_command(text: str) -> ParsedCommand | None:
 
 
 def help_text(roles: frozenset[Role]) -> str:
-    lines = ["Ask me anything about the course: send your question as a plain message."]
+    lines = [
+        "Ask me anything about the course: send your question as a plain message.",
+        "During a guided exercise, plain messages are your answers.",
+    ]
     for spec in COMMANDS:
         if spec.role in roles:
             usage = f" {spec.usage}" if spec.usage else ""

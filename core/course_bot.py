@@ -17,6 +17,8 @@ from core.context import Context
 from core.errors import BadInputError, CourseEmptyError, UnknownCommandError, UserFacingError
 from core.index import ChunkIndex
 from core.permissions import Action, effective_roles, require
+from core.practice import PracticeService
+from core.practice.review import MistakeReview, parse_mistake_query
 from core.replies import Answer, ErrorReply, Notice, Reply, SourceEntry, SourceList
 from core.sessions import SessionStore
 
@@ -38,15 +40,27 @@ class CourseBot:
         answers: QuestionAnswering,
         sessions: SessionStore,
         ingestor: Ingestor,
+        practice: PracticeService,
+        review: MistakeReview,
+        closers: Sequence[Callable[[], Awaitable[None]]] = (),
     ) -> None:
         self.index = index
         self.answers = answers
         self.sessions = sessions
         self.ingestor = ingestor
+        self.practice = practice
+        self.review = review
+        self._closers = closers
         self._handlers: dict[str, Handler] = {
             "help": self._on_help,
             "ask": self._on_ask,
             "sources": self._on_sources,
+            "practice": self.practice.start,
+            "hint": lambda ctx, _arg: self.practice.hint(ctx),
+            "skip": lambda ctx, _arg: self.practice.skip(ctx),
+            "quit": lambda ctx, _arg: self.practice.quit(ctx),
+            "status": lambda ctx, _arg: self.practice.status(ctx),
+            "mistakes": self._on_mistakes,
         }
 
     async def handle(self, ctx: Context, text: str) -> list[Reply]:
@@ -68,6 +82,9 @@ class CourseBot:
     async def _dispatch(self, ctx: Context, text: str) -> list[Reply]:
         parsed = parse_command(text)
         if parsed is None:
+            # While an exercise is open, plain lines are its answers.
+            if await self.practice.in_progress(ctx):
+                return await self.practice.answer(ctx, text)
             return [await self.ask(ctx, text)]
         handler = self._handlers.get(parsed.name)
         if handler is None:
@@ -125,6 +142,8 @@ class CourseBot:
     async def close(self) -> None:
         await self.index.close()
         await self.sessions.close()
+        for close in self._closers:
+            await close()
 
     async def _on_help(self, ctx: Context, _argument: str) -> list[Reply]:
         return [self.help(ctx)]
@@ -134,3 +153,6 @@ class CourseBot:
 
     async def _on_sources(self, ctx: Context, _argument: str) -> list[Reply]:
         return [await self.sources(ctx)]
+
+    async def _on_mistakes(self, ctx: Context, argument: str) -> list[Reply]:
+        return await self.review.report(ctx, parse_mistake_query(argument))

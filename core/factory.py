@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 
 import ollama
 import structlog
@@ -16,8 +17,12 @@ from core.course_bot import CourseBot
 from core.embedding.embedder import Embedder
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.embedding.ollama_embedder import OllamaEmbedder
+from core.exercises import Grader
 from core.index import ChunkIndex, SparseEncoder
 from core.llm import ChatModel, OllamaChatModel
+from core.mistakes import MistakeLog
+from core.practice import ExerciseCatalog, PracticeService
+from core.practice.review import MistakeReview
 from core.reranking import CrossEncoderReranker, EmbeddingReranker, Reranker
 from core.retrieval import Retriever
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
@@ -121,11 +126,23 @@ async def open_core(settings: Settings) -> AsyncIterator[CourseBot]:
         captioner=OllamaCaptioner(llm, vision) if llm is not None and vision else None,
     )
     sessions = session_store(settings)
+    mistakes = await MistakeLog.open(settings)
+    practice = PracticeService(
+        store=sessions,
+        catalog=ExerciseCatalog(index, dense),
+        grader=Grader(chat_model(settings, ModelRole.GRADE)),
+        mistakes=mistakes,
+        prefix=settings.redis_prefix,
+        ttl=timedelta(seconds=settings.session_ttl_seconds),
+    )
     bot = CourseBot(
         index=index,
         answers=question_answering(settings, dense, index, sparse, sessions),
         sessions=sessions,
         ingestor=ingestor,
+        practice=practice,
+        review=MistakeReview(mistakes),
+        closers=[mistakes.close],
     )
     try:
         yield bot

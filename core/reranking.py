@@ -81,7 +81,12 @@ class CrossEncoderReranker:
 class EmbeddingReranker:
     """The offline fallback: cosine between the question's vector and each candidate's stored
     dense vector (hits without one are embedded here), optionally blended with the incoming
-    (fused) rank: score = cosine + fused_weight / (RANK_OFFSET + rank)."""
+    (fused) rank: score = cosine + fused_weight / (RANK_OFFSET + rank).
+
+    Measured on syllabusqa-dev, it ranks like dense search alone: span_hit@5 0.790 against
+    0.870 for the fused order it reorders. Blending the fused rank back in only moves it
+    towards that order (0.827 at weight 40; at 1000 it is that order), so no weight beats not
+    reranking: it is the offline stand-in behind the +rerank variants, not a default."""
 
     uses_vectors = True
     RANK_OFFSET = 60

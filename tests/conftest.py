@@ -11,13 +11,11 @@ from pathlib import Path
 import pytest
 from qdrant_client import AsyncQdrantClient
 from redis.asyncio import Redis
-from support.paths import SAMPLE_COURSE, SHARED_DATASETS  # noqa: F401  (re-exported for tests)
+from support.paths import REDIS_URL, SAMPLE_COURSE, SHARED_DATASETS  # noqa: F401  (re-exported for tests)
 
 from config import Settings
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.index import ChunkIndex
-
-REDIS_URL = os.environ.get("COURSEBOT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 @pytest.fixture(autouse=True)

@@ -72,6 +72,9 @@ class DocumentSummary:
     file_hash: str | None
 
 
+GUIDED_EXERCISE_KIND = "guided_exercise"
+
+
 class IndexMismatchError(RuntimeError):
     """The stored collection was built for another embedder."""
 
@@ -276,6 +279,29 @@ class ChunkIndex:
             with_payload=models.PayloadSelectorInclude(include=[f.FILE_HASH]),
         )
         return (points[0].payload or {}).get(f.FILE_HASH) if points else None
+
+    async def exercise_sources(self, ctx: Context) -> dict[str, str]:
+        """Guided-exercise definitions this user may see: exercise id -> file source."""
+        is_exercise = models.FieldCondition(
+            key=f.KIND, match=models.MatchValue(value=GUIDED_EXERCISE_KIND)
+        )
+        sources: dict[str, str] = {}
+        offset: Any = None
+        while True:
+            points, offset = await self.client.scroll(
+                self.collection,
+                scroll_filter=tenant_filter(ctx, is_exercise),
+                limit=256,
+                offset=offset,
+                with_payload=models.PayloadSelectorInclude(
+                    include=[f.EXERCISE_ID, f.EXERCISE_SOURCE]
+                ),
+            )
+            for point in points:
+                payload = point.payload or {}
+                sources.setdefault(payload[f.EXERCISE_ID], payload[f.EXERCISE_SOURCE])
+            if offset is None:
+                return sources
 
     async def close(self) -> None:
         await self.client.close()

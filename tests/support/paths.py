@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_COURSE = REPO_ROOT / "examples" / "sample-course"
 SHARED_DATASETS = REPO_ROOT.parent / "shared" / "datasets"
+REDIS_URL = os.environ.get("COURSEBOT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")

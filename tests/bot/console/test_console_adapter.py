@@ -89,3 +89,49 @@ async def test_internal_failure_is_reported_politely(bot: CourseBot, monkeypatch
     output = await chat(bot, ["When is the final exam?"])
     assert "Something went wrong on my side" in output
     assert "qdrant exploded" not in output
+
+
+async def test_guided_exercise_and_mistake_review_from_the_console(
+    bot: CourseBot, sample_course
+) -> None:
+    from support.paths import SAMPLE_COURSE
+
+    from ingestion import SourceFile
+
+    exercise = SAMPLE_COURSE / "exercises" / "derivative-product-rule.exercise.yaml"
+    from bot.console.repl import console_context
+
+    report = await bot.ingest(console_context("sample", "teacher"), [SourceFile.at(exercise)])
+    assert report.failed == []
+    output = await chat(
+        bot,
+        [
+            "/practice derivative-product-rule",
+            "x^2",
+            "/hint",
+            "2x",
+            "/status",
+            "/quit",
+            "/mistakes --csv",
+        ],
+    )
+    assert "The product rule, step by step — step 1/4" in output
+    assert "✗" in output and "Hint 1:" in output and "Hint 2:" in output
+    assert "step 2/4" in output
+    assert "step 2 of 4" in output
+    assert "The exercise ended." in output
+    assert "Mistakes by skill for sample:" in output
+    assert "power-rule: 1 (latest: “x^2”)" in output
+    assert "[file mistakes-by-skill.png" in output
+    assert "[file mistakes.csv" in output
+
+
+async def test_students_cannot_review_mistakes(bot: CourseBot) -> None:
+    from core.context import Context
+    from core.replies import ErrorReply
+
+    student = Context(platform="console", course_id="sample", user_id="stu")
+    [reply] = await bot.handle(student, "/mistakes")
+    assert isinstance(reply, ErrorReply)
+    assert reply.text == "Sorry, only a course moderator can review the class's mistakes."
+    assert "/mistakes" not in bot.help(student).text

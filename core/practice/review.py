@@ -1,0 +1,80 @@
+"""Moderators' view of the mistake log: counts by skill (with a chart), optionally filtered
+by skill or student, and the CSV export."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from dataclasses import dataclass
+
+from core.context import Context
+from core.errors import BadInputError
+from core.mistakes import MistakeLog, mistakes_by_skill_png
+from core.permissions import Action, require
+from core.replies import DocumentReply, Notice, Reply
+
+USAGE = "Usage: /mistakes [--skill SKILL] [--student USER] [--csv]"
+
+
+@dataclass(frozen=True, slots=True)
+class MistakeQuery:
+    skill: str | None = None
+    student: str | None = None
+    csv: bool = False
+
+
+def parse_mistake_query(argument: str) -> MistakeQuery:
+    try:
+        words = shlex.split(argument)
+    except ValueError:
+        raise BadInputError(USAGE) from None
+    values: dict[str, str] = {}
+    csv = False
+    while words:
+        word = words.pop(0)
+        if word == "--csv":
+            csv = True
+        elif word in ("--skill", "--student") and words:
+            values[word[2:]] = words.pop(0)
+        else:
+            raise BadInputError(f"I don't understand '{word}'. {USAGE}")
+    return MistakeQuery(skill=values.get("skill"), student=values.get("student"), csv=csv)
+
+
+class MistakeReview:
+    def __init__(self, log: MistakeLog) -> None:
+        self.log = log
+
+    async def report(self, ctx: Context, query: MistakeQuery) -> list[Reply]:
+        require(ctx, Action.REVIEW_MISTAKES)
+        counts = await self.log.by_skill(ctx.course_id, student=query.student)
+        if query.skill:
+            counts = [c for c in counts if c.skill == query.skill]
+        scope = _scope(ctx.course_id, query)
+        if not counts:
+            replies: list[Reply] = [Notice(f"No mistakes logged for {scope}.")]
+        else:
+            lines = [f"Mistakes by skill for {scope}:"]
+            for count in counts:
+                example = f" (latest: “{count.examples[0].answer}”)" if count.examples else ""
+                lines.append(f"  {count.skill}: {count.count}{example}")
+            chart = await asyncio.to_thread(mistakes_by_skill_png, counts, f"Mistakes — {scope}")
+            replies = [
+                Notice("\n".join(lines)),
+                DocumentReply("mistakes-by-skill.png", chart, "image/png", f"Mistakes, {scope}"),
+            ]
+        if query.csv:
+            data = await self.log.export_csv(
+                ctx.course_id, skill=query.skill, student=query.student
+            )
+            replies.append(DocumentReply("mistakes.csv", data, "text/csv", f"Mistakes, {scope}"))
+        return replies
+
+
+def _scope(course_id: str, query: MistakeQuery) -> str:
+    parts = [course_id]
+    if query.skill:
+        parts.append(f"skill {query.skill}")
+    if query.student:
+        parts.append(f"student {query.student}")
+    return ", ".join(parts)

@@ -1,0 +1,254 @@
+"""Guided-exercise sessions: the pure state machine driven by chat messages, with the state
+in the session store (Redis when configured) under compare-and-set, each inbound message
+handled once, and every wrong attempt logged with its skill.
+
+A message is claimed by its idempotency key before anything happens, so a replay (a
+platform retry, a second replica) grades nothing twice and logs no second mistake. The
+state is read, the answer graded, the transition computed and written back only if nobody
+wrote in between; otherwise it starts again from the new state, so concurrent answers
+become one transition each, in order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import structlog
+
+from core.context import Context
+from core.errors import BadInputError
+from core.exercises import (
+    Answer,
+    Completed,
+    Ended,
+    Event,
+    ExerciseDefinition,
+    ExerciseState,
+    Expire,
+    Feedback,
+    Grader,
+    Hint,
+    Invalid,
+    Quit,
+    RecordMistake,
+    ShowHint,
+    ShowSolution,
+    ShowStep,
+    Skip,
+    Start,
+    Status,
+    Transition,
+    current_step,
+    transition,
+)
+from core.mistakes import MistakeEntry, MistakeLog
+from core.practice.catalog import ExerciseCatalog
+from core.replies import Notice, Reply, StepPrompt
+from core.sessions import SessionStore, Versioned, session_key
+
+log = structlog.get_logger(__name__)
+
+Clock = Callable[[], datetime]
+# Kept a day past expiry so a returning student hears that the exercise expired.
+_EXPIRY_GRACE = timedelta(days=1)
+_SEEN_TTL_S = 7 * 86400
+_MAX_RACES = 20
+
+NO_SESSION = "You have no exercise open. Start one with /practice TOPIC or /practice ID."
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class PracticeService:
+    def __init__(
+        self,
+        *,
+        store: SessionStore,
+        catalog: ExerciseCatalog,
+        grader: Grader,
+        mistakes: MistakeLog,
+        prefix: str,
+        ttl: timedelta,
+        clock: Clock = _now,
+    ) -> None:
+        self.store = store
+        self.catalog = catalog
+        self.grader = grader
+        self.mistakes = mistakes
+        self.prefix = prefix
+        self.ttl = ttl
+        self.clock = clock
+
+    # Commands --------------------------------------------------------------------------
+
+    async def start(self, ctx: Context, query: str) -> list[Reply]:
+        if not query.strip():
+            names = ", ".join(e.id for e in await self.catalog.all(ctx)) or "none yet"
+            raise BadInputError(f"Which exercise? Use /practice TOPIC or /practice ID ({names}).")
+        definition = await self.catalog.find(ctx, query)
+        if definition is None:
+            raise BadInputError(f"I found no guided exercise about '{query}' in this course.")
+        if not await self._first_time(ctx):
+            return []
+        key = self._key(ctx)
+        for _ in range(_MAX_RACES):
+            stored = await self.store.get(key)
+            current = self._state(stored)
+            busy = current is not None and current.status is Status.IN_PROGRESS
+            if busy and not self._expired(current):
+                return [
+                    Notice(
+                        f"You already have '{current.exercise_id}' open: answer it, "
+                        "or send /skip, /hint or /quit."
+                    )
+                ]
+            now = self.clock()
+            moved = transition(ExerciseState.new(definition, now), Start(now), definition, None)
+            if await self._save(key, stored, moved.state):
+                return await self._replies(ctx, moved, definition)
+        raise RuntimeError("session kept changing while starting an exercise")
+
+    async def answer(self, ctx: Context, text: str) -> list[Reply]:
+        return await self._apply(ctx, lambda now: Answer(text, now))
+
+    async def hint(self, ctx: Context) -> list[Reply]:
+        return await self._apply(ctx, Hint)
+
+    async def skip(self, ctx: Context) -> list[Reply]:
+        return await self._apply(ctx, Skip)
+
+    async def quit(self, ctx: Context) -> list[Reply]:
+        return await self._apply(ctx, Quit)
+
+    async def status(self, ctx: Context) -> list[Reply]:
+        state = self._state(await self.store.get(self._key(ctx)))
+        if state is None or state.status is not Status.IN_PROGRESS:
+            return [Notice(NO_SESSION)]
+        definition = await self.catalog.get(ctx, state.exercise_id)
+        total = len(definition.steps) if definition else "?"
+        return [
+            Notice(
+                f"{state.exercise_id}: step {state.step_index + 1} of {total}, "
+                f"{state.attempts} wrong attempt(s) and {state.hints_shown} hint(s) on this step."
+            )
+        ]
+
+    async def in_progress(self, ctx: Context) -> bool:
+        state = self._state(await self.store.get(self._key(ctx)))
+        return state is not None and state.status is Status.IN_PROGRESS
+
+    # The loop --------------------------------------------------------------------------
+
+    async def _apply(self, ctx: Context, make_event: Callable[[datetime], Event]) -> list[Reply]:
+        if not await self._first_time(ctx):
+            return []
+        key = self._key(ctx)
+        for _ in range(_MAX_RACES):
+            stored = await self.store.get(key)
+            state = self._state(stored)
+            if state is None or state.status is not Status.IN_PROGRESS:
+                return [Notice(NO_SESSION)]
+            definition = await self.catalog.get(ctx, state.exercise_id)
+            if definition is None:
+                await self.store.delete(key)
+                return [Notice("That exercise was removed from the course. " + NO_SESSION)]
+            now = self.clock()
+            event = Expire(now) if self._expired(state) else make_event(now)
+            grade = None
+            if isinstance(event, Answer):
+                step = current_step(state, definition)
+                grade = await self.grader.grade(step, event.text) if step else None
+            moved = transition(state, event, definition, grade)
+            if moved.invalid is None and not await self._save(key, stored, moved.state):
+                continue  # someone else moved the session on: read it again
+            return await self._replies(ctx, moved, definition)
+        raise RuntimeError("session kept changing while handling a message")
+
+    async def _save(self, key: str, stored: Versioned | None, state: ExerciseState) -> bool:
+        ttl_s = int((self.ttl + _EXPIRY_GRACE).total_seconds())
+        version = stored.version if stored else 0
+        return await self.store.compare_and_set(key, state.to_json(), version, ttl_s)
+
+    async def _first_time(self, ctx: Context) -> bool:
+        """Claims the inbound message; False for a replay."""
+        if ctx.message_id is None:
+            return True
+        seen = session_key(self.prefix, "seen", ctx.platform, ctx.chat_id or "-", ctx.message_id)
+        claimed = await self.store.claim(seen, _SEEN_TTL_S)
+        if not claimed:
+            log.info("replayed message ignored", platform=ctx.platform, message=ctx.message_id)
+        return claimed
+
+    # Effects to replies ----------------------------------------------------------------
+
+    async def _replies(
+        self, ctx: Context, moved: Transition, definition: ExerciseDefinition
+    ) -> list[Reply]:
+        replies: list[Reply] = []
+        pending: list[str] = []
+        for effect in moved.effects:
+            match effect:
+                case ShowStep(step_index=index):
+                    step = definition.steps[index]
+                    replies.append(
+                        StepPrompt(
+                            exercise_title=definition.title,
+                            step_number=index + 1,
+                            step_count=len(definition.steps),
+                            prompt=step.prompt,
+                            feedback="\n".join(pending),
+                        )
+                    )
+                    pending = []
+                case Feedback(text=text, correct=correct):
+                    mark = {True: "✓ ", False: "✗ "}.get(correct, "")  # type: ignore[call-overload]
+                    pending.append(mark + text)
+                case ShowHint(hint_number=number, text=text):
+                    pending.append(f"Hint {number}: {text}")
+                case ShowSolution(text=text):
+                    pending.append(f"Solution: {text}")
+                case RecordMistake():
+                    await self._record(ctx, definition, effect)
+                case Completed(summary=summary):
+                    pending.append(f"Exercise complete! {summary.describe()}")
+                case Ended(status=status, summary=summary):
+                    why = "expired after a long pause" if status is Status.EXPIRED else "ended"
+                    pending.append(f"The exercise {why}. {summary.describe()}")
+                case Invalid(message=message):
+                    pending.append(message)
+        if pending:
+            replies.append(Notice("\n".join(pending)))
+        return replies
+
+    async def _record(
+        self, ctx: Context, definition: ExerciseDefinition, mistake: RecordMistake
+    ) -> None:
+        key = f"{ctx.platform}:{ctx.chat_id or '-'}:{ctx.message_id}" if ctx.message_id else None
+        await self.mistakes.record(
+            MistakeEntry(
+                course_id=ctx.course_id,
+                student_id=ctx.user_id,
+                exercise_id=definition.id,
+                step_index=mistake.step_index,
+                skill=mistake.skill,
+                answer=mistake.answer,
+                detail=mistake.detail,
+                platform=ctx.platform,
+                idempotency_key=key,
+                created_at=self.clock(),
+            )
+        )
+
+    # Helpers ---------------------------------------------------------------------------
+
+    def _key(self, ctx: Context) -> str:
+        return session_key(self.prefix, "exercise", ctx.course_id, ctx.user_id)
+
+    def _expired(self, state: ExerciseState) -> bool:
+        return self.clock() - state.updated_at > self.ttl
+
+    @staticmethod
+    def _state(stored: Versioned | None) -> ExerciseState | None:
+        return ExerciseState.from_json(stored.value) if stored else None
