@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from core.retrieval import DEFAULT_VARIANT
 
 SUMMARY = re.compile(
     r"^eval: n=(?P<n>\d+) source_hit@1=\d\.\d{3} source_hit@5=(?P<hit5>\d\.\d{3}) "
@@ -120,7 +121,7 @@ def test_eval_prints_a_per_type_table_and_ends_with_the_summary_line(
         assert re.search(rf"^{kind}\s", out, re.MULTILINE), kind
 
     report = json.loads(out_file.read_text())
-    assert report["variant"] == "rrf"
+    assert report["variant"] == DEFAULT_VARIANT
     assert report["overall"]["n"] == 5
     assert report["overall"]["source_hit@5"] == 1.0
     assert report["overall"]["abstain"] is None
