@@ -19,13 +19,17 @@ _RESERVED_TOKENS = 6
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """`text` is shown to users; `embed_text` adds a short context header for the embedder."""
+    """`embed_text` (a short context header and the chunk's own text) is what the embedder
+    reads; `passage` is what a hit shows to users and the answer model: the chunk with its
+    neighbours on the same page or in the same section, so an answer that starts just before
+    the matched text or ends just after it is still whole ("small-to-big" retrieval)."""
 
     text: str
     embed_text: str
     page: int | None
     section: str
     index: int
+    passage: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +47,9 @@ def chunk_document(
         section = _section_label(section_path, document.title)
         header = " · ".join(part for part in (course_id, document.title, section) if part)
         budget = max_tokens - _RESERVED_TOKENS - count_tokens(header)
-        for text in _pack(_pieces(list(blocks), count_tokens, budget), budget):
+        texts = list(_pack(_pieces(list(blocks), count_tokens, budget), budget))
+        for position, text in enumerate(texts):
+            neighbours = texts[max(position - 1, 0) : position + 2]
             chunks.append(
                 Chunk(
                     text=text,
@@ -51,6 +57,7 @@ def chunk_document(
                     page=page,
                     section=section,
                     index=len(chunks),
+                    passage="\n\n".join(neighbours),
                 )
             )
     return chunks

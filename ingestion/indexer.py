@@ -104,7 +104,7 @@ class ChunkWriter:
                         f.SECTION: chunk.section,
                         f.CHUNK_INDEX: chunk.index,
                         f.CONTENT_HASH: text_sha256(chunk.text),
-                        f.TEXT: chunk.text,
+                        f.TEXT: chunk.passage or chunk.text,
                         **meta.attributes,
                     },
                 )
