@@ -19,6 +19,7 @@ from core.context import Context
 from core.errors import BadInputError
 from core.exercises import (
     Answer,
+    ChoiceAnswer,
     Completed,
     Ended,
     Event,
@@ -37,6 +38,7 @@ from core.exercises import (
     Skip,
     Start,
     Status,
+    Step,
     Transition,
     current_step,
     transition,
@@ -197,7 +199,7 @@ class PracticeService:
                             exercise_title=definition.title,
                             step_number=index + 1,
                             step_count=len(definition.steps),
-                            prompt=step.prompt,
+                            prompt=_prompt_text(step),
                             feedback="\n".join(pending),
                         )
                     )
@@ -252,3 +254,11 @@ class PracticeService:
     @staticmethod
     def _state(stored: Versioned | None) -> ExerciseState | None:
         return ExerciseState.from_json(stored.value) if stored else None
+
+
+def _prompt_text(step: Step) -> str:
+    """The step's prompt, with the options listed when the answer is a choice."""
+    if not isinstance(step.answer, ChoiceAnswer):
+        return step.prompt
+    options = "\n".join(f"{chr(65 + n)}) {text}" for n, text in enumerate(step.answer.options))
+    return f"{step.prompt}\n{options}"

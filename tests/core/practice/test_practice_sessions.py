@@ -236,3 +236,10 @@ async def test_other_students_and_courses_are_separate(world: World, store: Sess
     assert not await practice.in_progress(other_course)
     with pytest.raises(BadInputError):
         await practice.start(other_course, EXERCISE)
+
+
+async def test_choice_steps_list_their_options(world: World, store: SessionStore) -> None:
+    practice = world.service(store)
+    [step] = await practice.start(msg("ivy"), "limits-basics")
+    assert isinstance(step, StepPrompt)
+    assert "\nA) " in step.prompt and "\nB) " in step.prompt
