@@ -280,17 +280,24 @@ class ChunkIndex:
         )
         return (points[0].payload or {}).get(f.FILE_HASH) if points else None
 
-    async def exercise_sources(self, ctx: Context) -> dict[str, str]:
-        """Guided-exercise definitions this user may see: exercise id -> file source."""
-        is_exercise = models.FieldCondition(
-            key=f.KIND, match=models.MatchValue(value=GUIDED_EXERCISE_KIND)
-        )
+    async def exercise_sources(
+        self, ctx: Context, exercise_id: str | None = None
+    ) -> dict[str, str]:
+        """Guided-exercise definitions this user may see (only `exercise_id`, if given):
+        exercise id -> file source."""
+        conditions: list[models.Condition] = [
+            models.FieldCondition(key=f.KIND, match=models.MatchValue(value=GUIDED_EXERCISE_KIND))
+        ]
+        if exercise_id is not None:
+            conditions.append(
+                models.FieldCondition(key=f.EXERCISE_ID, match=models.MatchValue(value=exercise_id))
+            )
         sources: dict[str, str] = {}
         offset: Any = None
         while True:
             points, offset = await self.client.scroll(
                 self.collection,
-                scroll_filter=tenant_filter(ctx, is_exercise),
+                scroll_filter=tenant_filter(ctx, *conditions),
                 limit=256,
                 offset=offset,
                 with_payload=models.PayloadSelectorInclude(

@@ -42,5 +42,6 @@ class ExerciseCatalog:
         return exercises[best] if scores[best] >= MIN_TOPIC_SIMILARITY else None
 
     async def get(self, ctx: Context, exercise_id: str) -> ExerciseDefinition | None:
-        source = (await self.index.exercise_sources(ctx)).get(exercise_id)
+        # Called for every answer: fetch the one exercise, not the course's whole list.
+        source = (await self.index.exercise_sources(ctx, exercise_id)).get(exercise_id)
         return parse_exercise(source, f"{exercise_id}.exercise.yaml") if source else None
