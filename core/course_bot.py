@@ -42,7 +42,6 @@ class CourseBot:
         ingestor: Ingestor,
         practice: PracticeService,
         review: MistakeReview,
-        closers: Sequence[Callable[[], Awaitable[None]]] = (),
     ) -> None:
         self.index = index
         self.answers = answers
@@ -50,7 +49,6 @@ class CourseBot:
         self.ingestor = ingestor
         self.practice = practice
         self.review = review
-        self._closers = closers
         self._handlers: dict[str, Handler] = {
             "help": self._on_help,
             "ask": self._on_ask,
@@ -138,12 +136,6 @@ class CourseBot:
                 "/sources lists the course's documents."
             )
         return Notice(f"Removed '{document}' from '{ctx.course_id}'.")
-
-    async def close(self) -> None:
-        await self.index.close()
-        await self.sessions.close()
-        for close in self._closers:
-            await close()
 
     async def _on_help(self, ctx: Context, _argument: str) -> list[Reply]:
         return [self.help(ctx)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 
 import ollama
@@ -115,7 +115,26 @@ async def open_core(settings: Settings) -> AsyncIterator[CourseBot]:
     """The core wired to the configured engines, closed on exit."""
     llm = ollama_client(settings)
     dense = await embedder(settings, llm)
-    index = await open_index(settings, dense.dimensions)
+    async with AsyncExitStack() as cleanup:
+        # Whatever was opened is closed again if a later engine fails to start.
+        index = await open_index(settings, dense.dimensions)
+        cleanup.push_async_callback(index.close)
+        sessions = session_store(settings)
+        cleanup.push_async_callback(sessions.close)
+        mistakes = await MistakeLog.open(settings)
+        cleanup.push_async_callback(mistakes.close)
+        bot = _assemble(settings, llm, dense, index, sessions, mistakes)
+        yield bot
+
+
+def _assemble(
+    settings: Settings,
+    llm: ollama.AsyncClient | None,
+    dense: Embedder,
+    index: ChunkIndex,
+    sessions: SessionStore,
+    mistakes: MistakeLog,
+) -> CourseBot:
     sparse = SparseEncoder()
     vision = settings.ollama_models.get(ModelRole.VISION)
     ingestor = Ingestor(
@@ -125,8 +144,6 @@ async def open_core(settings: Settings) -> AsyncIterator[CourseBot]:
         max_bytes=settings.max_upload_bytes,
         captioner=OllamaCaptioner(llm, vision) if llm is not None and vision else None,
     )
-    sessions = session_store(settings)
-    mistakes = await MistakeLog.open(settings)
     practice = PracticeService(
         store=sessions,
         catalog=ExerciseCatalog(index, dense),
@@ -135,16 +152,11 @@ async def open_core(settings: Settings) -> AsyncIterator[CourseBot]:
         prefix=settings.redis_prefix,
         ttl=timedelta(seconds=settings.session_ttl_seconds),
     )
-    bot = CourseBot(
+    return CourseBot(
         index=index,
         answers=question_answering(settings, dense, index, sparse, sessions),
         sessions=sessions,
         ingestor=ingestor,
         practice=practice,
         review=MistakeReview(mistakes),
-        closers=[mistakes.close],
     )
-    try:
-        yield bot
-    finally:
-        await bot.close()
