@@ -25,8 +25,9 @@ from pathlib import Path
 from redis.asyncio import Redis
 
 from core.context import Context
+from core.database import create_engine, migrate
 from core.exercises import ExerciseDefinition, GradeResult, parse_exercise
-from core.mistakes import MistakeLog, create_engine, migrate
+from core.mistakes import MistakeLog
 from core.practice import PracticeService
 from core.sessions import RedisSessionStore
 

@@ -73,7 +73,20 @@ class Settings(BaseSettings):
     )
 
     telegram_token: SecretStr | None = None
+    telegram_webhook_secret: SecretStr | None = Field(
+        None, description="Webhook mode: the secret Telegram sends back; unset = generated."
+    )
     discord_token: SecretStr | None = None
+    discord_dev_guild: int | None = Field(
+        None, description="Sync slash commands to this server only (instant, for development)."
+    )
+    # Who is an instructor or moderator, per course ("*" = every course). Members are
+    # platform principals: telegram:USER_ID, discord:USER_ID, discord:role:ROLE_ID or
+    # discord:role:ROLE_NAME. Telegram group admins count as instructors of their group's
+    # course, Discord members with Manage Server likewise.
+    course_roles: Annotated[
+        dict[str, dict[Literal["instructor", "moderator"], tuple[str, ...]]], NoDecode
+    ] = Field(default_factory=dict)
 
     max_upload_mb: float = Field(50, gt=0)
     log_format: Literal["auto", "console", "json"] = "auto"
@@ -94,6 +107,14 @@ class Settings(BaseSettings):
         if any(len(pair) != 2 for pair in pairs):
             raise ValueError("expected role=model pairs separated by commas")
         return {role.strip(): model.strip() for role, model in pairs}
+
+    @field_validator("course_roles", mode="before")
+    @classmethod
+    def _parse_roles(cls, value: Any) -> Any:
+        """JSON: {"calc101": {"instructor": ["telegram:42"], "moderator": ["discord:role:TA"]}}."""
+        if isinstance(value, str):
+            return json.loads(value) if value.strip() else {}
+        return value
 
     @field_validator("reranker_model_path")
     @classmethod
@@ -123,7 +144,12 @@ class Settings(BaseSettings):
 
     def secret_values(self) -> list[str]:
         """Every secret's plain value, for the log redactor."""
-        secrets = [self.qdrant_api_key, self.telegram_token, self.discord_token]
+        secrets = [
+            self.qdrant_api_key,
+            self.telegram_token,
+            self.telegram_webhook_secret,
+            self.discord_token,
+        ]
         return [s.get_secret_value() for s in secrets if s is not None]
 
     def masked(self) -> dict[str, str]:

@@ -33,3 +33,18 @@ class Context:
 
     def for_course(self, course_id: str) -> Context:
         return replace(self, course_id=course_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """Who is asking, as their platform names them, before any course is known.
+
+    `user_id` is platform-qualified (`telegram:42`, `discord:42`) so ids never collide across
+    platforms; `principals` adds what roles are granted to (`discord:role:TA`); `chat_admin`
+    is true for a Telegram group administrator or a Discord member with Manage Server."""
+
+    platform: str
+    user_id: str
+    principals: frozenset[str] = frozenset()
+    chat_admin: bool = False
+    locale: str = "en"

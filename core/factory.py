@@ -9,11 +9,14 @@ from datetime import timedelta
 import ollama
 import structlog
 from qdrant_client import AsyncQdrantClient
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from config import ModelRole, Settings
 from core.answering import ExtractiveAnswerer, LlmAnswerer, QuestionAnswering
+from core.bindings import CourseBindings
 from core.conversation import ConversationMemory, QuestionRewriter
 from core.course_bot import CourseBot
+from core.database import open_database
 from core.embedding.embedder import Embedder
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.embedding.ollama_embedder import OllamaEmbedder
@@ -21,6 +24,7 @@ from core.exercises import Grader
 from core.index import ChunkIndex, SparseEncoder
 from core.llm import ChatModel, OllamaChatModel
 from core.mistakes import MistakeLog
+from core.permissions import RoleGrants
 from core.practice import ExerciseCatalog, PracticeService
 from core.practice.review import MistakeReview
 from core.reranking import CrossEncoderReranker, EmbeddingReranker, Reranker
@@ -121,9 +125,9 @@ async def open_core(settings: Settings) -> AsyncIterator[CourseBot]:
         cleanup.push_async_callback(index.close)
         sessions = session_store(settings)
         cleanup.push_async_callback(sessions.close)
-        mistakes = await MistakeLog.open(settings)
-        cleanup.push_async_callback(mistakes.close)
-        bot = _assemble(settings, llm, dense, index, sessions, mistakes)
+        database = await open_database(settings)
+        cleanup.push_async_callback(database.dispose)
+        bot = _assemble(settings, llm, dense, index, sessions, database)
         yield bot
 
 
@@ -133,8 +137,9 @@ def _assemble(
     dense: Embedder,
     index: ChunkIndex,
     sessions: SessionStore,
-    mistakes: MistakeLog,
+    database: AsyncEngine,
 ) -> CourseBot:
+    mistakes = MistakeLog(database)
     sparse = SparseEncoder()
     vision = settings.ollama_models.get(ModelRole.VISION)
     ingestor = Ingestor(
@@ -159,4 +164,6 @@ def _assemble(
         ingestor=ingestor,
         practice=practice,
         review=MistakeReview(mistakes),
+        bindings=CourseBindings(database),
+        grants=RoleGrants(settings.course_roles),
     )

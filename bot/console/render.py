@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.common import wording
 from core.replies import (
     Answer,
     DocumentReply,
@@ -12,7 +13,7 @@ from core.replies import (
     SourceList,
     StepPrompt,
 )
-from ingestion.pipeline import FileStatus, IngestReport
+from ingestion.pipeline import IngestReport
 
 
 def render(reply: Reply) -> str:
@@ -22,58 +23,33 @@ def render(reply: Reply) -> str:
         case Notice(text=text, title=title):
             return f"{title}\n{text}" if title else text
         case SourceList():
-            return _sources(reply)
+            lines = [wording.sources_heading(reply)]
+            lines.extend(f"  {wording.source_line(entry)}" for entry in reply.entries)
+            return "\n".join(lines)
         case DocumentReply(file_name=name, content=content, caption=caption):
             return f"{caption}\n[file {name}, {len(content)} bytes]".strip()
         case Quiz():
             options = "\n".join(f"  {chr(65 + i)}) {o}" for i, o in enumerate(reply.options))
             return f"{reply.question}\n{options}"
         case StepPrompt():
-            head = f"{reply.exercise_title} — step {reply.step_number}/{reply.step_count}"
             feedback = f"{reply.feedback}\n" if reply.feedback else ""
-            return f"{feedback}{head}\n{reply.prompt}"
+            return f"{feedback}{wording.step_heading(reply)}\n{reply.prompt}"
         case ErrorReply(text=text):
             return f"! {text}"
     raise TypeError(f"no console rendering for {type(reply).__name__}")
 
 
 def _answer(answer: Answer) -> str:
-    lines = [answer.text]
-    if answer.quoted and answer.grounded:
-        lines.insert(0, "From the course material (quoted):")
-    if answer.note:
-        lines.insert(0, f"({answer.note})")
+    lines = [*wording.answer_preface(answer), answer.text]
     if answer.citations:
-        lines.append("")
-        lines.append("Sources:")
-        lines.extend(f"  [{n}] {c.label()}" for n, c in enumerate(answer.citations, start=1))
-    return "\n".join(lines)
-
-
-def _sources(sources: SourceList) -> str:
-    if not sources.entries:
-        return f"The course '{sources.course_id}' has no documents yet."
-    lines = [f"Documents in '{sources.course_id}':"]
-    for entry in sources.entries:
-        private = ", private" if entry.private else ""
-        lines.append(f"  {entry.file_name} ({entry.kind}, {entry.chunks} chunks{private})")
+        lines.extend(["", wording.SOURCES_HEADING])
+        lines.extend(f"  {line}" for line in wording.citation_lines(answer))
     return "\n".join(lines)
 
 
 def render_ingest_report(report: IngestReport) -> str:
-    lines = []
-    for result in report.results:
-        if result.status is FileStatus.FAILED:
-            lines.append(f"  ✗ {result.file_name}: {result.error}")
-        elif result.status is FileStatus.UNCHANGED:
-            lines.append(f"  = {result.file_name}: unchanged")
-        else:
-            pages = f", {result.pages} pages" if result.pages else ""
-            lines.append(
-                f"  ✓ {result.file_name}: {result.status.value}, {result.chunks} chunks{pages}"
-            )
-    failed = len(report.failed)
-    summary = f"{len(report.results) - failed} of {len(report.results)} files ingested"
-    if failed:
-        summary += f"; {failed} failed (the index is unchanged for them)"
-    return "\n".join([*lines, summary])
+    return (
+        "\n".join(f"  {line}" for line in wording.ingest_report_lines(report)[:-1])
+        + ("\n" if report.results else "")
+        + wording.ingest_summary(report)
+    )

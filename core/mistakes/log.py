@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from config import Settings
-from core.mistakes.database import create_engine, database_url_for, migrate
+from core.database import open_database
 from core.mistakes.models import Mistake
 
 # Longer answers and grader details are cut: the log is for spotting patterns, not archiving.
@@ -109,10 +109,8 @@ class MistakeLog:
 
     @classmethod
     async def open(cls, settings: Settings, *, migrate_schema: bool = True) -> MistakeLog:
-        url = database_url_for(settings)
-        if migrate_schema:
-            await migrate(url)
-        return cls(create_engine(url), owns_engine=True)
+        engine = await open_database(settings, migrate_schema=migrate_schema)
+        return cls(engine, owns_engine=True)
 
     async def close(self) -> None:
         if self._owns_engine:

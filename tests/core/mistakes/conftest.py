@@ -17,7 +17,8 @@ import pytest
 from sqlalchemy import delete
 
 from config import mask_url
-from core.mistakes import MistakeLog, create_engine, migrate
+from core.database import create_engine, migrate
+from core.mistakes import MistakeLog
 from core.mistakes.models import Mistake
 
 # Read at import: the suite's autouse fixture strips COURSEBOT_* variables from each test.

@@ -12,8 +12,9 @@ from alembic.migration import MigrationContext
 from sqlalchemy import Connection, inspect, text
 
 from config import Settings, SettingsError
-from core.mistakes import MistakeEntry, MistakeLog, create_engine, database_url_for, migrate
-from core.mistakes.models import VERSION_TABLE, Base
+from core.database import create_engine, database_url_for, migrate
+from core.database.base import VERSION_TABLE, Base
+from core.mistakes import MistakeEntry, MistakeLog
 
 
 def _schema(connection: Connection) -> dict[str, object]:
@@ -42,7 +43,7 @@ async def test_migrate_builds_the_schema_on_an_empty_database(empty_database_url
         version = (await connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}"))).all()
     await engine.dispose()
 
-    assert schema["tables"] == {"mistakes", VERSION_TABLE}
+    assert schema["tables"] == {"mistakes", "chat_bindings", "user_courses", VERSION_TABLE}
     assert {
         "ix_mistakes_course_id_skill_created_at",
         "ix_mistakes_course_id_exercise_id_step_index",
@@ -50,7 +51,7 @@ async def test_migrate_builds_the_schema_on_an_empty_database(empty_database_url
     } <= schema["indexes"]  # type: ignore[operator]
     assert ("idempotency_key",) in schema["unique"]  # type: ignore[operator]
     assert drift == []
-    assert version == [("0001",)]
+    assert version == [("0002",)]
 
 
 async def test_migrate_twice_keeps_schema_and_rows(empty_database_url: str) -> None:
@@ -66,7 +67,7 @@ async def test_migrate_twice_keeps_schema_and_rows(empty_database_url: str) -> N
     async with engine.connect() as connection:
         versions = (await connection.execute(text(f"SELECT * FROM {VERSION_TABLE}"))).all()
     await engine.dispose()
-    assert versions == [("0001",)]
+    assert versions == [("0002",)]
 
 
 async def test_migrations_started_together_take_turns(empty_database_url: str) -> None:
@@ -76,7 +77,7 @@ async def test_migrations_started_together_take_turns(empty_database_url: str) -
     async with engine.connect() as connection:
         versions = (await connection.execute(text(f"SELECT * FROM {VERSION_TABLE}"))).all()
     await engine.dispose()
-    assert versions == [("0001",)]
+    assert versions == [("0002",)]
 
 
 async def test_open_from_settings_migrates_sqlite_under_the_data_dir(settings: Settings) -> None:

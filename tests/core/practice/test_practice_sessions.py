@@ -15,10 +15,11 @@ from redis.asyncio import Redis
 from support.paths import REDIS_URL
 
 from core.context import Context
+from core.database import create_engine, migrate
 from core.errors import BadInputError
 from core.exercises import Grader
 from core.index import ChunkIndex, SparseEncoder
-from core.mistakes import MistakeLog, create_engine, migrate
+from core.mistakes import MistakeLog
 from core.practice import ExerciseCatalog, PracticeService
 from core.replies import Notice, StepPrompt
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore

@@ -1,4 +1,4 @@
-"""Where the mistake log lives and how its schema is brought up to date.
+"""Where the database lives and how its schema is brought up to date.
 
 SQLite under the data dir by default (aiosqlite), PostgreSQL when COURSEBOT_DATABASE_URL is
 set (asyncpg). Nothing here holds a module-level engine: callers create one and dispose it."""
@@ -79,6 +79,14 @@ def create_engine(database_url: str) -> AsyncEngine:
     return create_async_engine(url)
 
 
+async def open_database(settings: Settings, *, migrate_schema: bool = True) -> AsyncEngine:
+    """The configured database, its schema brought up to date; the caller disposes it."""
+    url = database_url_for(settings)
+    if migrate_schema:
+        await migrate(url)
+    return create_engine(url)
+
+
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
 
@@ -91,7 +99,7 @@ def alembic_config() -> Config:
 
 
 async def migrate(database_url: str) -> None:
-    """Upgrade the mistake log's schema to the newest revision; does nothing when it is current.
+    """Upgrade the database's schema to the newest revision; does nothing when it is current.
 
     Runs Alembic inside one transaction of an async connection (`run_sync`); on PostgreSQL an
     advisory lock serialises replicas that start at the same time."""

@@ -1,6 +1,6 @@
-"""Alembic environment for the mistake log.
+"""Alembic environment for coursebot's database.
 
-`core.mistakes.database.migrate` hands over an open synchronous connection (from an async
+`core.database.migrate` hands over an open synchronous connection (from an async
 engine, through `run_sync`) in `config.attributes["connection"]`. Run from the alembic command
 line instead, the URL comes from `sqlalchemy.url` and an async engine is opened here."""
 
@@ -13,8 +13,10 @@ from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
-from core.mistakes.database import async_database_url
-from core.mistakes.models import VERSION_TABLE, Base
+import core.bindings.models
+import core.mistakes.models  # noqa: F401  (importing a models module registers its tables)
+from core.database.base import VERSION_TABLE, Base
+from core.database.engine import async_database_url
 
 config = context.config
 target_metadata = Base.metadata
@@ -47,7 +49,7 @@ def _run_offline() -> None:
 async def _run_with_own_engine() -> None:
     url = config.get_main_option("sqlalchemy.url")
     if not url:
-        raise RuntimeError("set sqlalchemy.url, or call core.mistakes.database.migrate()")
+        raise RuntimeError("set sqlalchemy.url, or call core.database.migrate()")
     engine = create_async_engine(async_database_url(url), poolclass=NullPool)
     try:
         async with engine.begin() as connection:

@@ -1,0 +1,45 @@
+"""Ingestion progress as an edited chat message, throttled: platforms rate-limit edits, and a
+student needs a sign of life every second or two, not every chunk."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+
+import structlog
+
+from bot.common.wording import progress_text
+from ingestion.pipeline import IngestProgress
+
+log = structlog.get_logger(__name__)
+
+
+class ProgressMessage:
+    """A ProgressCallback that edits one message through `edit(text)`, at most once per
+    `interval_s` (the last file's update is always shown). A failed edit is logged and does
+    not stop the ingestion."""
+
+    def __init__(
+        self,
+        edit: Callable[[str], Awaitable[object]],
+        interval_s: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._edit = edit
+        self._interval_s = interval_s
+        self._clock = clock
+        self._last_at: float | None = None
+        self._last_text = ""
+
+    async def __call__(self, progress: IngestProgress) -> None:
+        now = self._clock()
+        final = progress.files_done >= progress.files_total
+        due = self._last_at is None or now - self._last_at >= self._interval_s
+        text = progress_text(progress)
+        if not (due or final) or text == self._last_text:
+            return
+        self._last_at, self._last_text = now, text
+        try:
+            await self._edit(text)
+        except Exception:
+            log.warning("progress message not updated", exc_info=True)

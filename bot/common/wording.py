@@ -1,0 +1,89 @@
+"""How replies are worded on every surface (console, Telegram, Discord). Renderers add their
+own markup around these plain strings; the words are chosen once, here."""
+
+from __future__ import annotations
+
+from core.replies import Answer, Citation, SourceEntry, SourceList, StepPrompt
+from ingestion.pipeline import FileResult, FileStatus, IngestProgress, IngestReport
+
+# A citation is never cut across messages, so its label must stay well inside any limit.
+MAX_LABEL_CHARS = 300
+
+QUOTED_HEADING = "From the course material (quoted):"
+SOURCES_HEADING = "Sources:"
+UNBOUND_CHAT = (
+    "This chat is not bound to a course yet. A course instructor or a chat admin can bind it "
+    "with /bind COURSE."
+)
+NO_DM_COURSE = (
+    "Which course is this about? Send /course COURSE once (for example /course calc101); "
+    "after that your questions here are about it."
+)
+
+
+def answer_preface(answer: Answer) -> list[str]:
+    """Lines shown before the answer text: why it is less than usual, and that it is quoted."""
+    lines = []
+    if answer.note:
+        lines.append(f"({answer.note})")
+    if answer.quoted and answer.grounded:
+        lines.append(QUOTED_HEADING)
+    return lines
+
+
+def citation_line(number: int, citation: Citation) -> str:
+    label = citation.label()
+    if len(label) > MAX_LABEL_CHARS:
+        label = label[: MAX_LABEL_CHARS - 1] + "…"
+    return f"[{number}] {label}"
+
+
+def citation_lines(answer: Answer) -> list[str]:
+    return [citation_line(n, c) for n, c in enumerate(answer.citations, start=1)]
+
+
+def sources_heading(sources: SourceList) -> str:
+    if not sources.entries:
+        return f"The course '{sources.course_id}' has no documents yet."
+    return f"Documents in '{sources.course_id}':"
+
+
+def source_line(entry: SourceEntry) -> str:
+    private = ", private" if entry.private else ""
+    return f"{entry.file_name} ({entry.kind}, {entry.chunks} chunks{private})"
+
+
+def step_heading(step: StepPrompt) -> str:
+    return f"{step.exercise_title} — step {step.step_number}/{step.step_count}"
+
+
+def file_result_line(result: FileResult) -> str:
+    if result.status is FileStatus.FAILED:
+        return f"✗ {result.file_name}: {result.error}"
+    if result.status is FileStatus.UNCHANGED:
+        return f"= {result.file_name}: unchanged"
+    pages = f", {result.pages} pages" if result.pages else ""
+    return f"✓ {result.file_name}: {result.status.value}, {result.chunks} chunks{pages}"
+
+
+def ingest_summary(report: IngestReport) -> str:
+    failed = len(report.failed)
+    summary = f"{len(report.results) - failed} of {len(report.results)} files ingested"
+    if failed:
+        summary += f"; {failed} failed (the index is unchanged for them)"
+    return summary
+
+
+def ingest_report_lines(report: IngestReport) -> list[str]:
+    return [*(file_result_line(r) for r in report.results), ingest_summary(report)]
+
+
+def progress_text(progress: IngestProgress) -> str:
+    """One line for a progress message that is edited as ingestion advances."""
+    current = f": {progress.current}" if progress.current else ""
+    stage = f" ({progress.stage})" if progress.stage else ""
+    return (
+        f"Ingesting file {min(progress.files_done + 1, progress.files_total)} of "
+        f"{progress.files_total}{current}{stage} — {progress.pages} pages, "
+        f"{progress.chunks} chunks so far"
+    )
