@@ -24,6 +24,7 @@ from core.practice.review import MistakeReview, parse_mistake_query
 from core.practice.service import NO_SESSION
 from core.replies import Answer, ErrorReply, Notice, Reply, SourceEntry, SourceList
 from core.sessions import SessionStore
+from core.uploads import EXPECT_FILES_FOR_S, ExpectedUploads
 
 if TYPE_CHECKING:  # ingestion builds on core; the facade only passes its types along
     from ingestion.pipeline import Ingestor, IngestReport, ProgressCallback, SourceFile
@@ -47,6 +48,7 @@ class CourseBot:
         review: MistakeReview,
         bindings: CourseBindings,
         grants: RoleGrants,
+        uploads: ExpectedUploads,
     ) -> None:
         self.index = index
         self.answers = answers
@@ -56,6 +58,7 @@ class CourseBot:
         self.review = review
         self.bindings = bindings
         self.grants = grants
+        self.uploads = uploads
         self._handlers: dict[str, Handler] = {
             "help": self._on_help,
             "ask": self._on_ask,
@@ -196,6 +199,22 @@ class CourseBot:
         return await self.ingestor.ingest(
             sources, ctx.course_id, owner_id=owner, on_progress=on_progress
         )
+
+    async def expect_files(self, ctx: Context, *, private: bool) -> Notice:
+        """`/ingest` or `/notes` without a file: the user's next files in this chat are for it."""
+        if not private:
+            require(ctx, Action.INGEST)
+        await self.uploads.expect(ctx, private=private)
+        what = "your private notes" if private else f"material for '{ctx.course_id}'"
+        return Notice(
+            f"Send the files now and I will add them as {what} "
+            f"(I'll wait {EXPECT_FILES_FOR_S // 60} minutes)."
+        )
+
+    async def expected_files(self, ctx: Context) -> bool | None:
+        """True: files are expected as private notes; False: as course material; None: no
+        command announced any."""
+        return await self.uploads.pending(ctx)
 
     async def forget(self, ctx: Context, document: str, private: bool = False) -> Notice:
         if not private:

@@ -30,6 +30,7 @@ from core.practice.review import MistakeReview
 from core.reranking import CrossEncoderReranker, EmbeddingReranker, Reranker
 from core.retrieval import Retriever
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
+from core.uploads import ExpectedUploads
 from ingestion.captioning import OllamaCaptioner
 from ingestion.pipeline import Ingestor
 
@@ -166,4 +167,5 @@ def _assemble(
         review=MistakeReview(mistakes),
         bindings=CourseBindings(database),
         grants=RoleGrants(settings.course_roles),
+        uploads=ExpectedUploads(sessions, settings.redis_prefix),
     )
