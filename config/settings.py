@@ -55,6 +55,11 @@ class Settings(BaseSettings):
     qdrant_url: HttpUrl | None = Field(None, description="Qdrant server; unset = local mode.")
     qdrant_api_key: SecretStr | None = None
     qdrant_collection: str = Field("coursebot_chunks", min_length=1)
+    qdrant_embedded: Literal["edge", "local"] = Field(
+        "edge",
+        description="Embedded engine when COURSEBOT_QDRANT_URL is unset: Qdrant Edge in-process, "
+        "or qdrant-client's local mode.",
+    )
 
     redis_url: RedisDsn | None = Field(None, description="Sessions; unset = in-process.")
     redis_prefix: str = Field("coursebot", min_length=1, description="Key namespace.")
@@ -115,6 +120,17 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return json.loads(value) if value.strip() else {}
         return value
+
+    @field_validator("course_roles", mode="after")
+    @classmethod
+    def _fold_course_ids(cls, value: dict[str, dict[str, tuple[str, ...]]]) -> Any:
+        """Course ids are case-folded wherever people type them; so are these keys."""
+        folded: dict[str, dict[str, tuple[str, ...]]] = {}
+        for course, roles in value.items():
+            merged = folded.setdefault(course.strip().lower(), {})
+            for role, members in roles.items():
+                merged[role] = (*merged.get(role, ()), *members)
+        return folded
 
     @field_validator("reranker_model_path")
     @classmethod

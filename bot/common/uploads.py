@@ -14,13 +14,29 @@ from ingestion.errors import IngestError
 from ingestion.loaders import loader_for
 
 _UNSAFE = re.compile(r"[^\w.\- ()]+")
+# File systems allow 255 bytes per name; a margin for the suffixes tools add.
+_MAX_NAME_BYTES = 200
+_MAX_SUFFIX_BYTES = 32
+_DOUBLE_SUFFIXES = (".exercise.yaml", ".exercise.yml")
 
 
 def safe_file_name(name: str) -> str:
-    """The file name a user sent, without folders or characters a file system may refuse."""
+    """The file name a user sent, without folders or characters a file system may refuse,
+    shortened to fit a file system but keeping its type (the loader is chosen by it)."""
     base = Path(name.replace("\\", "/")).name
     cleaned = _UNSAFE.sub("_", base).strip(" .")
-    return cleaned[:200] or "upload"
+    if not cleaned:
+        return "upload"
+    lower = cleaned.lower()
+    suffix = next((s for s in _DOUBLE_SUFFIXES if lower.endswith(s)), Path(cleaned).suffix)
+    suffix = _fit(cleaned[len(cleaned) - len(suffix) :], _MAX_SUFFIX_BYTES) if suffix else ""
+    stem = _fit(cleaned[: len(cleaned) - len(suffix)], _MAX_NAME_BYTES - len(suffix.encode()))
+    return f"{stem.rstrip(' .') or 'upload'}{suffix}"
+
+
+def _fit(text: str, max_bytes: int) -> str:
+    """`text` cut to at most `max_bytes` of UTF-8, never inside a character."""
+    return text.encode()[:max_bytes].decode(errors="ignore")
 
 
 def check_upload(file_name: str, size: int | None, max_bytes: int) -> None:

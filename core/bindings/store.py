@@ -37,7 +37,7 @@ class CourseBindings:
             ChatBinding.platform == platform, ChatBinding.chat_id.in_(chat_ids)
         )
         async with self._engine.connect() as connection:
-            bound = dict((await connection.execute(query)).tuples().all())
+            bound = {chat: course for chat, course in (await connection.execute(query)).all()}
         return next((bound[chat] for chat in chat_ids if chat in bound), None)
 
     async def remember_course(self, platform: str, user_id: str, course_id: str) -> None:
