@@ -1,0 +1,126 @@
+"""The Discord client: one `discord.Client`, or an `AutoShardedClient` running a subset of the
+shards, both with the same command tree, mention handler and command sync."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import discord
+import structlog
+from discord import app_commands
+
+from bot.discord.commands import add_commands
+from bot.discord.delivery import NO_MENTIONS, Responder
+from bot.discord.handlers import RESPONDER, Handlers
+from bot.discord.mentions import MentionAnswers
+from config import Settings
+from core.course_bot import INTERNAL_ERROR, CourseBot
+from core.replies import ErrorReply
+
+log = structlog.get_logger(__name__)
+
+STALE_COMMAND = "I don't have that command any more; Discord will update the list shortly."
+
+
+def intents() -> discord.Intents:
+    """The default intents: servers and their roles (so roles can be named in settings) and
+    messages (for mentions). No privileged intent is needed."""
+    return discord.Intents.default()
+
+
+class CourseTree(app_commands.CommandTree):
+    """The command tree; a failure that escaped a command is logged and answered politely."""
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError, /
+    ) -> None:
+        command = interaction.command.name if interaction.command else None
+        if isinstance(error, app_commands.CommandNotFound):
+            # A command of an older version, still listed until Discord refreshes the list.
+            log.warning("unknown slash command", command=error.name)
+            text = STALE_COMMAND
+        else:
+            log.error("slash command failed", command=command, exc_info=error)
+            text = INTERNAL_ERROR
+        try:
+            responder = interaction.extras.get(RESPONDER)
+            if isinstance(responder, Responder):
+                await responder.reply([ErrorReply(text)])
+            elif interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
+        except Exception:  # the interaction may have expired; the log has the failure
+            log.warning("could not report the failure", command=command, exc_info=True)
+
+
+async def sync_commands(
+    tree: app_commands.CommandTree, dev_guild: int | None
+) -> list[app_commands.AppCommand]:
+    """Publish the commands: to the development server only (instant) when one is set,
+    otherwise globally (Discord may take a while to show changes everywhere)."""
+    if dev_guild is None:
+        return await tree.sync()
+    guild = discord.Object(id=dev_guild)
+    tree.copy_global_to(guild=guild)
+    return await tree.sync(guild=guild)
+
+
+class _CourseClient:
+    """What both client kinds add to discord.py's: the tree, mentions and setup."""
+
+    tree: CourseTree
+    user: discord.ClientUser | None
+
+    def __init__(
+        self, *, bot: CourseBot, settings: Settings, sync: bool = True, **options: Any
+    ) -> None:
+        super().__init__(intents=intents(), allowed_mentions=NO_MENTIONS, **options)  # type: ignore[call-arg]
+        self.tree = CourseTree(self)  # type: ignore[arg-type]
+        add_commands(self.tree, Handlers(bot, settings))
+        self._mentions = MentionAnswers(bot)
+        self._dev_guild = settings.discord_dev_guild
+        self.syncs_commands = sync
+
+    async def setup_hook(self) -> None:
+        if self.syncs_commands:
+            synced = await sync_commands(self.tree, self._dev_guild)
+            log.info("slash commands synced", commands=len(synced), guild=self._dev_guild)
+
+    async def on_ready(self) -> None:
+        guilds = getattr(self, "guilds", ())
+        log.info("connected to Discord", user=str(self.user), servers=len(guilds))
+
+    async def on_message(self, message: discord.Message) -> None:
+        await self._mentions.on_message(message, self.user)
+
+
+class CourseClient(_CourseClient, discord.Client):
+    pass
+
+
+class ShardedCourseClient(_CourseClient, discord.AutoShardedClient):
+    pass
+
+
+def build_client(
+    bot: CourseBot,
+    settings: Settings,
+    *,
+    shard_count: int | None = None,
+    shard_ids: Sequence[int] | None = None,
+) -> CourseClient | ShardedCourseClient:
+    """One client, or with `shard_count` a sharded one running `shard_ids` (all if None), so
+    replicas can split a large bot. Only the replica running shard 0 publishes the commands:
+    one sync is enough, and Discord limits how often they may change."""
+    if shard_count is None:
+        return CourseClient(bot=bot, settings=settings)
+    ids = list(shard_ids) if shard_ids is not None else None
+    return ShardedCourseClient(
+        bot=bot,
+        settings=settings,
+        sync=ids is None or 0 in ids,
+        shard_count=shard_count,
+        shard_ids=ids,
+    )

@@ -1,0 +1,116 @@
+"""How rendered replies reach Discord: as the answer to a slash command (`Responder`) or as
+messages in a channel or thread (`post`). Every message goes out with mentions disabled, so
+nothing quoted from the material can ping @everyone."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum, auto
+from typing import Any
+
+import discord
+
+from bot.discord.render import Outgoing, progress, render_all
+from core.replies import Reply
+
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+class _Original(Enum):
+    """The state of the command's own response message."""
+
+    NONE = auto()  # not acknowledged yet
+    THINKING = auto()  # deferred: Discord shows "thinking…"
+    PROGRESS = auto()  # showing progress; the final reply replaces it
+    USED = auto()  # holds a reply; more replies are follow-ups
+    DELETED = auto()
+
+
+class Responder:
+    """Answers one interaction. `defer` acknowledges it at once (Discord allows 3 seconds);
+    replies then replace the "thinking…" message and follow it.
+
+    Whether the deferred message is ephemeral is fixed when deferring, so a private reply
+    to a public command (a refusal, an answer from private notes) removes the public
+    "thinking…" message and follows up ephemerally instead."""
+
+    def __init__(self, interaction: discord.Interaction, *, private: bool) -> None:
+        self.interaction = interaction
+        self.private = private
+        self._original = _Original.NONE
+
+    async def defer(self) -> None:
+        await self.interaction.response.defer(ephemeral=self.private, thinking=True)
+        self._original = _Original.THINKING
+
+    async def show_progress(self, text: str) -> None:
+        """Edit the deferred message in place (ingestion progress)."""
+        if self._original not in (_Original.THINKING, _Original.PROGRESS):
+            return
+        await self.interaction.edit_original_response(
+            content=progress(text), allowed_mentions=NO_MENTIONS
+        )
+        self._original = _Original.PROGRESS
+
+    async def reply(self, replies: Sequence[Reply], *, private: bool = False) -> None:
+        """Send `replies` (all of them ephemeral when `private`) and close the response."""
+        await self.send(render_all(replies), private=private)
+
+    async def send(self, messages: Sequence[Outgoing], *, private: bool = False) -> None:
+        for message in messages:
+            # An ephemeral response stays ephemeral: its follow-ups are too.
+            await self._send_one(message, private=self.private or private or message.private)
+        await self.finish()
+
+    async def finish(self) -> None:
+        """Nothing to say (a replayed request): do not leave "thinking…" forever."""
+        if self._original is _Original.THINKING:
+            await self.interaction.delete_original_response()
+            self._original = _Original.DELETED
+
+    async def _send_one(self, message: Outgoing, *, private: bool) -> None:
+        original = self._original
+        if original in (_Original.THINKING, _Original.PROGRESS) and private == self.private:
+            await self.interaction.edit_original_response(
+                **_content(message),
+                embeds=list(message.embeds),
+                attachments=[a.to_file() for a in message.attachments],
+                allowed_mentions=NO_MENTIONS,
+            )
+            self._original = _Original.USED
+            return
+        if original is _Original.THINKING and private and not self.private:
+            await self.interaction.delete_original_response()
+            self._original = _Original.DELETED
+        await self.interaction.followup.send(
+            **_message_kwargs(message), ephemeral=private, wait=True
+        )
+
+
+async def post(
+    channel: discord.abc.Messageable,
+    messages: Sequence[Outgoing],
+    *,
+    reference: discord.Message | None = None,
+) -> None:
+    """Send messages to a channel or thread; the first one answers `reference` if given."""
+    for message in messages:
+        if reference is not None:
+            await reference.reply(**_message_kwargs(message), mention_author=False)
+            reference = None
+        else:
+            await channel.send(**_message_kwargs(message))
+
+
+def _content(message: Outgoing) -> dict[str, Any]:
+    # An empty content must be None, or Discord refuses a message made of embeds alone.
+    return {"content": message.content or None}
+
+
+def _message_kwargs(message: Outgoing) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {**_content(message), "allowed_mentions": NO_MENTIONS}
+    if message.embeds:
+        kwargs["embeds"] = list(message.embeds)
+    if message.attachments:
+        kwargs["files"] = [a.to_file() for a in message.attachments]
+    return kwargs

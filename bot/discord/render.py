@@ -1,0 +1,172 @@
+"""Core replies as Discord messages: text in the message content, cut at Discord's 2,000
+characters by `bot.common.splitting`; an answer's citations in "Sources" embeds (whole lines,
+never cut); files as attachments. Rendering is pure: sending is `bot.discord.delivery`."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import discord
+
+from bot.common import wording
+from bot.common.splitting import pack, split_text
+from bot.discord.markup import bold, escape, escaped_length
+from core.replies import (
+    Answer,
+    DocumentReply,
+    ErrorReply,
+    Notice,
+    Quiz,
+    Reply,
+    SourceList,
+    StepPrompt,
+)
+
+MESSAGE_LIMIT = 2000
+EMBED_DESCRIPTION_LIMIT = 4096
+EMBEDS_PER_MESSAGE = 10
+EMBED_CHARACTERS_PER_MESSAGE = 6000
+SOURCES_TITLE = "Sources"
+SOURCES_COLOUR = discord.Colour.blurple()
+# A title longer than this is shortened: it has to fit one message with room to spare.
+_TITLE_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file to attach. Kept as bytes: a `discord.File` is a stream that is used up once sent."""
+
+    file_name: str
+    content: bytes
+
+    def to_file(self) -> discord.File:
+        return discord.File(io.BytesIO(self.content), filename=self.file_name)
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """One Discord message. `private` ones are shown to the requesting user alone."""
+
+    content: str = ""
+    embeds: tuple[discord.Embed, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
+    private: bool = False
+
+
+def render(reply: Reply) -> list[Outgoing]:
+    match reply:
+        case Answer():
+            messages = _answer(reply)
+        case Notice(text=text, title=title):
+            messages = _texts(_pack_text([_heading(title)] if title else [], text))
+        case SourceList():
+            units = [escape(wording.sources_heading(reply))]
+            units.extend(escape(f"• {wording.source_line(entry)}") for entry in reply.entries)
+            messages = _texts(pack(units, MESSAGE_LIMIT))
+        case DocumentReply(file_name=name, content=content, caption=caption):
+            messages = [Outgoing(content=escape(caption), attachments=(Attachment(name, content),))]
+        case Quiz():
+            options = [escape(f"{chr(65 + n)}) {option}") for n, option in enumerate(reply.options)]
+            messages = _texts(pack([*_pieces(reply.question), *options], MESSAGE_LIMIT))
+        case StepPrompt():
+            lead = [*_pieces(reply.feedback), _heading(wording.step_heading(reply))]
+            messages = _texts(_pack_text(lead, reply.prompt))
+        case ErrorReply(text=text):
+            messages = _texts(_pack_text([], text))
+        case _:
+            raise TypeError(f"no Discord rendering for {type(reply).__name__}")
+    private = is_private(reply)
+    return [replace(message, private=private) for message in messages]
+
+
+def render_all(replies: Sequence[Reply]) -> list[Outgoing]:
+    return [message for reply in replies for message in render(reply)]
+
+
+def is_private(reply: Reply) -> bool:
+    """Refusals, and whatever shows a student's private notes, are for that student's eyes."""
+    match reply:
+        case ErrorReply():
+            return True
+        case Answer(citations=citations) | Quiz(citations=citations):
+            return any(citation.private for citation in citations)
+        case SourceList(entries=entries):
+            return any(entry.private for entry in entries)
+    return False
+
+
+def uses_private_notes(reply: Reply) -> bool:
+    return not isinstance(reply, ErrorReply) and is_private(reply)
+
+
+def practice_started(user_name: str, title: str, thread_mention: str) -> Outgoing:
+    """The channel's note that a practice session goes on in its own thread."""
+    return Outgoing(
+        content=f"{escape(user_name)} started {_heading(title)}: it continues in {thread_mention}."
+    )
+
+
+def progress(text: str) -> str:
+    return escape(text)[:MESSAGE_LIMIT]
+
+
+def source_embeds(lines: Sequence[str]) -> list[discord.Embed]:
+    """Citation lines, escaped, in as few embeds as their 4,096-character limit allows."""
+    return [
+        discord.Embed(title=SOURCES_TITLE, description=description, colour=SOURCES_COLOUR)
+        for description in pack([escape(line) for line in lines], EMBED_DESCRIPTION_LIMIT)
+    ]
+
+
+def embed_batches(embeds: Sequence[discord.Embed]) -> list[tuple[discord.Embed, ...]]:
+    """Embeds grouped per message: at most 10, and at most 6,000 characters together."""
+    batches: list[tuple[discord.Embed, ...]] = []
+    current: list[discord.Embed] = []
+    size = 0
+    for embed in embeds:
+        full = len(current) == EMBEDS_PER_MESSAGE
+        if current and (full or size + len(embed) > EMBED_CHARACTERS_PER_MESSAGE):
+            batches.append(tuple(current))
+            current, size = [], 0
+        current.append(embed)
+        size += len(embed)
+    if current:
+        batches.append(tuple(current))
+    return batches
+
+
+def _answer(answer: Answer) -> list[Outgoing]:
+    lead = [piece for line in wording.answer_preface(answer) for piece in _pieces(line)]
+    messages = _texts(_pack_text(lead, answer.text))
+    batches = embed_batches(source_embeds(wording.citation_lines(answer)))
+    if not batches:
+        return messages
+    if not messages:
+        return [Outgoing(embeds=batch) for batch in batches]
+    # The first sources go under the last piece of text; any overflow follows on its own.
+    messages[-1] = replace(messages[-1], embeds=batches[0])
+    return [*messages, *(Outgoing(embeds=batch) for batch in batches[1:])]
+
+
+def _pieces(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
+    """Raw `text` cut to fit `limit` once escaped, then escaped."""
+    return [escape(piece) for piece in split_text(text, limit, escaped_length)]
+
+
+def _pack_text(lead: list[str], text: str) -> list[str]:
+    """Lead units (headings, feedback) followed by `text`. The text is cut a little shorter
+    when the lead is short, so the lead shares the first message instead of standing alone."""
+    lead_size = len("\n".join(lead)) + 1 if lead else 0
+    reserve = lead_size if lead_size <= MESSAGE_LIMIT // 4 else 0
+    return pack([*lead, *_pieces(text, MESSAGE_LIMIT - reserve)], MESSAGE_LIMIT)
+
+
+def _heading(text: str) -> str:
+    short = text if len(text) <= _TITLE_CHARS else text[: _TITLE_CHARS - 1] + "…"
+    return bold(short)
+
+
+def _texts(contents: list[str]) -> list[Outgoing]:
+    return [Outgoing(content=content) for content in contents]

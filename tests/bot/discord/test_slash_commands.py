@@ -1,0 +1,308 @@
+"""Slash commands dispatched as real interactions through the bot's command tree, answered
+by the real core, with what the client sends to Discord recorded by a fake HTTP layer."""
+
+from __future__ import annotations
+
+import asyncio
+
+from support.fake_discord import (
+    ADA,
+    ALICE,
+    APPLICATION_COMMAND_AUTOCOMPLETE,
+    AUTOCOMPLETE_RESULT,
+    COURSE,
+    DEFER,
+    DELETE_ORIGINAL,
+    EDIT_ORIGINAL,
+    ELSEWHERE,
+    FOLLOW_UP,
+    IN_COURSE,
+    TESS,
+    Request,
+    direct,
+    in_thread,
+    interact,
+    slash,
+    snowflake,
+    start_interaction,
+)
+
+from bot.common import wording
+from bot.discord.client import STALE_COMMAND
+from bot.discord.commands import description
+from bot.discord.handlers import SERVER_NEEDED
+from bot.discord.render import EMBED_DESCRIPTION_LIMIT, MESSAGE_LIMIT
+from core.course_bot import INTERNAL_ERROR
+from core.replies import Answer, Citation
+
+FINAL_EXAM = "When is the final exam and where is it held?"
+
+COMMANDS = {
+    "ask": {"question": FINAL_EXAM},
+    "practice": {"topic": "derivative-product-rule"},
+    "answer": {"answer": "2x"},
+    "hint": {},
+    "skip": {},
+    "quit": {},
+    "status": {},
+    "notes": {},
+    "ingest": {},
+    "sources": {},
+    "forget": {"document": "nothing.md"},
+    "mistakes": {},
+    "bind": {"course": COURSE},
+    "course": {"course": COURSE},
+}
+# Private material and refusals are ephemeral from the start; answers, practice and
+# bindings are for the channel.
+PRIVATE = {"hint", "status", "notes", "ingest", "sources", "forget", "mistakes", "course"}
+
+
+def kinds(sent: list[Request]) -> list[str]:
+    names = {DEFER: "defer", EDIT_ORIGINAL: "edit", DELETE_ORIGINAL: "delete", FOLLOW_UP: "follow"}
+    return [next((n for k, n in names.items() if r.is_(*k)), r.path) for r in sent]
+
+
+def test_every_command_is_registered_with_a_description(app) -> None:
+    commands = {command.name: command for command in app.client.tree.get_commands()}
+    assert set(commands) == set(COMMANDS)
+    assert all(0 < len(c.description) <= 100 for c in commands.values())
+    assert commands["ask"].description == "Ask a question about the course"
+    assert commands["ask"].description == description("ask")
+    completed = {
+        (command.name, parameter.name)
+        for command in commands.values()
+        for parameter in command.parameters
+        if parameter.autocomplete
+    }
+    assert completed == {
+        ("practice", "topic"),
+        ("forget", "document"),
+        ("bind", "course"),
+        ("course", "course"),
+    }
+
+
+async def test_every_command_acknowledges_first_with_the_right_visibility(app) -> None:
+    for name, options in COMMANDS.items():
+        sent = await app.run(name, ALICE, IN_COURSE, **options)
+        assert kinds(sent)[0] == "defer", name
+        assert sent[0].payload["type"] == 5, name  # "thinking…", answered later
+        assert sent[0].ephemeral is (name in PRIVATE), name
+        assert kinds(sent).count("defer") == 1, name
+        assert len(sent) > 1, f"/{name} acknowledged but never answered"
+
+
+async def test_the_acknowledgement_comes_before_slow_core_work(app, monkeypatch) -> None:
+    release = asyncio.Event()
+    asked = asyncio.Event()
+    real_ask = app.bot.ask
+
+    async def slow_ask(ctx, question):
+        asked.set()
+        await release.wait()  # the core takes as long as the test wants
+        return await real_ask(ctx, question)
+
+    monkeypatch.setattr(app.bot, "ask", slow_ask)
+    loop = asyncio.get_running_loop()
+    started_at = loop.time()
+    task = start_interaction(app.client, slash("ask", ALICE, IN_COURSE, question=FINAL_EXAM))
+    await asyncio.wait_for(asked.wait(), 10)
+
+    assert kinds(app.fake.requests) == ["defer"]  # acknowledged while the core still works
+    assert app.fake.requests[0].at - started_at < 3.0  # Discord's limit
+    release.set()
+    await task
+    assert kinds(app.fake.requests) == ["defer", "edit"]
+    assert "Hall A" in app.fake.requests[1].content
+
+
+async def test_an_answer_has_its_citations_in_a_sources_embed(app) -> None:
+    sent = await app.run("ask", ALICE, IN_COURSE, question=FINAL_EXAM)
+    assert kinds(sent) == ["defer", "edit"]
+    answer = sent[1]
+    assert not answer.ephemeral
+    assert "Hall A" in answer.content
+    assert "[1]" in answer.content
+    [embed] = answer.embeds
+    assert embed["title"] == "Sources"
+    assert "[1] syllabus.md, " in embed["description"]
+    assert answer.payload["allowed_mentions"] == {"parse": []}  # material pings nobody
+
+
+async def test_a_long_answer_is_split_without_breaking_a_citation(app, monkeypatch) -> None:
+    sentences = [
+        f"Sentence {n} explains limits and derivatives at some length [{n % 9 + 1}]."
+        for n in range(300)
+    ]
+    citations = tuple(
+        Citation(f"lecture-{n:02d}.pdf", page=n, section="Section " + "x" * 150) for n in range(40)
+    )
+
+    async def long_answer(_ctx, _question):
+        return Answer(text=" ".join(sentences), citations=citations)
+
+    monkeypatch.setattr(app.bot, "ask", long_answer)
+    sent = await app.run("ask", ALICE, IN_COURSE, question="Tell me everything")
+
+    messages = sent[1:]
+    assert kinds(messages)[0] == "edit" and set(kinds(messages)[1:]) == {"follow"}
+    assert all(len(m.content) <= MESSAGE_LIMIT for m in messages)
+    assert sum(1 for m in messages if m.content) >= 5  # 300 sentences need several messages
+    text = " ".join(m.content for m in messages if m.content)
+    assert text.split() == " ".join(sentences).split()  # nothing lost, nothing cut mid-word
+    descriptions = [e["description"] for m in messages for e in m.embeds]
+    assert len(descriptions) >= 2
+    assert all(len(d) <= EMBED_DESCRIPTION_LIMIT for d in descriptions)
+    lines = [line for d in descriptions for line in d.split("\n")]
+    assert lines == [f"[{n}] {c.label()}" for n, c in enumerate(citations, start=1)]
+    assert all(len(m.embeds) <= 10 for m in messages)
+    assert all(
+        sum(len(e["title"]) + len(e["description"]) for e in m.embeds) <= 6000 for m in messages
+    )
+
+
+async def test_an_unbound_channel_gets_a_private_hint(app) -> None:
+    sent = await app.run("ask", ALICE, ELSEWHERE, question=FINAL_EXAM)
+    # The public "thinking…" is removed and the hint goes to the asker alone.
+    assert kinds(sent) == ["defer", "delete", "follow"]
+    assert sent[2].ephemeral
+    assert sent[2].content == wording.UNBOUND_CHAT
+
+
+async def test_a_direct_message_without_a_course_asks_for_one(app) -> None:
+    sent = await app.run("ask", ALICE, direct(ALICE), question=FINAL_EXAM)
+    assert sent[-1].ephemeral
+    assert sent[-1].content == wording.NO_DM_COURSE
+
+
+async def test_course_chooses_what_direct_messages_are_about(app) -> None:
+    chosen = await app.run("course", ALICE, direct(ALICE), course=COURSE)
+    assert kinds(chosen) == ["defer", "edit"]
+    assert chosen[0].ephemeral
+    assert f"now about the course '{COURSE}'" in chosen[1].content
+    answered = await app.run("ask", ALICE, direct(ALICE), question=FINAL_EXAM)
+    assert "Hall A" in answered[-1].content
+
+
+async def test_binding_needs_a_server(app) -> None:
+    sent = await app.run("bind", ADA, direct(ADA), course=COURSE)
+    assert sent[-1].ephemeral
+    assert sent[-1].content == SERVER_NEEDED
+
+
+async def test_a_student_cannot_bind_a_channel(app) -> None:
+    refused = await app.run("bind", ALICE, ELSEWHERE, course=COURSE)
+    assert kinds(refused) == ["defer", "delete", "follow"]
+    assert refused[2].ephemeral
+    assert refused[2].content == "Sorry, only a course instructor can bind this chat to a course."
+    still = await app.run("ask", ALICE, ELSEWHERE, question=FINAL_EXAM)
+    assert still[-1].content == wording.UNBOUND_CHAT
+
+
+async def test_a_server_admin_binds_the_whole_server(app) -> None:
+    bound = await app.run("bind", ADA, ELSEWHERE, course=COURSE, scope="server")
+    assert kinds(bound) == ["defer", "edit"]
+    assert not bound[1].ephemeral  # the channel learns where it stands
+    assert bound[1].content.startswith(f"This server is now bound to the course '{COURSE}'.")
+    answered = await app.run("ask", ALICE, ELSEWHERE, question=FINAL_EXAM)
+    assert "Hall A" in answered[-1].content
+
+
+async def test_a_teacher_role_named_in_settings_binds_a_channel(app) -> None:
+    bound = await app.run("bind", TESS, ELSEWHERE, course=COURSE)
+    assert bound[-1].content.startswith(f"This channel is now bound to the course '{COURSE}'.")
+
+
+async def test_binding_from_a_thread_binds_its_channel(app) -> None:
+    bound = await app.run("bind", TESS, in_thread(snowflake(), parent=ELSEWHERE), course=COURSE)
+    assert bound[-1].content.startswith("This channel is now bound")
+    answered = await app.run("ask", ALICE, ELSEWHERE, question=FINAL_EXAM)
+    assert "Hall A" in answered[-1].content
+
+
+async def test_course_names_are_autocompleted(app) -> None:
+    payload = slash(
+        "bind",
+        ADA,
+        ELSEWHERE,
+        kind=APPLICATION_COMMAND_AUTOCOMPLETE,
+        focused="course",
+        course="cal",
+    )
+    await interact(app.client, payload)
+    [result] = app.fake.requests
+    assert result.payload == {
+        "type": AUTOCOMPLETE_RESULT,
+        "data": {"choices": [{"name": COURSE, "value": COURSE}]},
+    }
+
+
+async def test_a_failing_autocomplete_offers_nothing_instead_of_failing(app, monkeypatch) -> None:
+    async def broken(_platform):
+        raise RuntimeError("database down")
+
+    monkeypatch.setattr(app.bot, "courses", broken)
+    payload = slash(
+        "course",
+        ALICE,
+        direct(ALICE),
+        kind=APPLICATION_COMMAND_AUTOCOMPLETE,
+        focused="course",
+        course="",
+    )
+    await interact(app.client, payload)
+    [result] = app.fake.requests
+    assert result.payload == {"type": AUTOCOMPLETE_RESULT, "data": {"choices": []}}
+
+
+async def test_sources_lists_the_course_documents(app) -> None:
+    sent = await app.run("sources", ALICE, IN_COURSE)
+    assert sent[0].ephemeral
+    assert f"Documents in '{COURSE}':" in sent[-1].content
+    assert "syllabus.md (syllabus, 14 chunks)" in sent[-1].content
+
+
+async def test_documents_are_autocompleted_for_forget(app) -> None:
+    payload = slash(
+        "forget",
+        TESS,
+        IN_COURSE,
+        kind=APPLICATION_COMMAND_AUTOCOMPLETE,
+        focused="document",
+        document="syll",
+    )
+    await interact(app.client, payload)
+    [result] = app.fake.requests
+    assert result.payload["data"]["choices"] == [{"name": "syllabus.md", "value": "syllabus.md"}]
+
+
+async def test_only_instructors_forget_documents(app) -> None:
+    refused = await app.run("forget", ALICE, IN_COURSE, document="syllabus.md")
+    assert refused[-1].ephemeral
+    assert refused[-1].content == "Sorry, only a course instructor can remove course material."
+    removed = await app.run("forget", TESS, IN_COURSE, document="syllabus.md")
+    assert removed[-1].content == f"Removed 'syllabus.md' from '{COURSE}'."
+    listed = await app.run("sources", TESS, IN_COURSE)
+    assert "syllabus.md" not in listed[-1].content
+
+
+async def test_an_unexpected_failure_is_reported_politely_and_privately(app, monkeypatch) -> None:
+    async def broken(*_args, **_kwargs):
+        raise RuntimeError("database exploded")
+
+    monkeypatch.setattr(app.bot, "course_for", broken)
+    sent = await app.run("ask", ALICE, IN_COURSE, question=FINAL_EXAM)
+    assert kinds(sent) == ["defer", "delete", "follow"]
+    assert sent[-1].ephemeral
+    assert sent[-1].content == INTERNAL_ERROR
+    assert not any("exploded" in r.content or "Traceback" in r.content for r in sent)
+
+
+async def test_a_command_this_version_does_not_know_gets_a_polite_reply(app) -> None:
+    sent = await app.run("frobnicate", ALICE, IN_COURSE)  # a stale command still shown
+    [reply] = sent
+    assert reply.is_(*DEFER)  # answered at once, as a message of its own
+    assert reply.payload["type"] == 4
+    assert reply.ephemeral
+    assert reply.content == STALE_COMMAND
