@@ -25,6 +25,8 @@ from bot.console.eval_report import (
 from bot.console.progress import ingest_progress_bar
 from bot.console.render import render, render_ingest_report
 from bot.console.repl import ask_once, console_context, run_chat, stdin_reader
+from bot.discord.cli import add_command as add_discord_command
+from bot.telegram.cli import add_command as add_telegram_command
 from config import Settings, SettingsError, configure_logging, load_settings
 from core.evaluation import DatasetError, EvalOptions, load_dataset, open_evaluation
 from core.factory import open_core
@@ -325,6 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"retrieval variant to evaluate (default {DEFAULT_VARIANT}, what the bot uses)",
     )
     evaluate.set_defaults(run=cmd_eval)
+
+    add_telegram_command(sub)
+    add_discord_command(sub)
     return parser
 
 

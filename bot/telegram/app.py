@@ -1,0 +1,46 @@
+"""The python-telegram-bot `Application` for coursebot: the token, Telegram's rate limits,
+per-chat ordered concurrency and the handlers, with the core passed in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram.ext import AIORateLimiter, Application
+
+from bot.telegram.files import download_limit
+from bot.telegram.handlers import TelegramHandlers
+from bot.telegram.updates import ChatOrderedUpdates
+from config import Settings
+from core.course_bot import CourseBot
+
+TelegramApplication = Application[Any, Any, Any, Any, Any, Any]
+
+# A flood-wait from Telegram is retried this many times before the send fails.
+RATE_LIMIT_RETRIES = 3
+
+
+def build_application(
+    settings: Settings,
+    core: CourseBot,
+    *,
+    base_url: str | None = None,
+    base_file_url: str | None = None,
+) -> TelegramApplication:
+    """`base_url`/`base_file_url` point the bot at another Bot API server (a local one, or a
+    test's fake); unset, python-telegram-bot talks to api.telegram.org."""
+    if settings.telegram_token is None:
+        raise ValueError("COURSEBOT_TELEGRAM_TOKEN is not set")
+    builder = (
+        Application.builder()
+        .token(settings.telegram_token.get_secret_value())
+        .rate_limiter(AIORateLimiter(max_retries=RATE_LIMIT_RETRIES))
+        .concurrent_updates(ChatOrderedUpdates())
+    )
+    if base_url is not None:
+        builder = builder.base_url(base_url)
+    if base_file_url is not None:
+        builder = builder.base_file_url(base_file_url)
+    application: TelegramApplication = builder.build()
+    handlers = TelegramHandlers(core, max_upload_bytes=download_limit(settings.max_upload_bytes))
+    handlers.register(application)
+    return application

@@ -1,0 +1,130 @@
+"""Sending rendered replies to a chat, and the "typing…" sign of life while work is slow."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+
+import structlog
+from telegram import Bot, LinkPreviewOptions, Message, Poll, ReplyParameters
+from telegram.constants import ChatAction, ChatType
+from telegram.error import TelegramError
+
+from bot.telegram.markup import PARSE_MODE
+from bot.telegram.render import FileMessage, Outgoing, QuizPoll, TextMessage
+
+log = structlog.get_logger(__name__)
+
+# Telegram shows a chat action for about five seconds; renew it a little before.
+TYPING_EVERY_S = 4.0
+# Citations name files, not links; a preview card would only push the answer up.
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where replies go: the chat, the message they answer (groups, so the thread stays
+    readable) and the forum topic if any."""
+
+    chat_id: int
+    reply_to: int | None = None
+    thread_id: int | None = None
+
+    @classmethod
+    def answering(cls, message: Message) -> Target:
+        in_group = message.chat.type != ChatType.PRIVATE
+        return cls(
+            chat_id=message.chat_id,
+            reply_to=message.message_id if in_group else None,
+            thread_id=message.message_thread_id if message.is_topic_message else None,
+        )
+
+
+async def deliver(bot: Bot, target: Target, items: Sequence[Outgoing]) -> list[Message]:
+    """Send `items` in order; only the first one quotes the message it answers."""
+    sent: list[Message] = []
+    for number, item in enumerate(items):
+        reply = (
+            ReplyParameters(target.reply_to, allow_sending_without_reply=True)
+            if target.reply_to is not None and number == 0
+            else None
+        )
+        sent.append(await _send(bot, target, item, reply))
+    return sent
+
+
+async def _send(bot: Bot, target: Target, item: Outgoing, reply: ReplyParameters | None) -> Message:
+    chat, thread = target.chat_id, target.thread_id
+    match item:
+        case TextMessage(html=html):
+            return await bot.send_message(
+                chat,
+                html,
+                parse_mode=PARSE_MODE,
+                message_thread_id=thread,
+                reply_parameters=reply,
+                link_preview_options=NO_PREVIEW,
+            )
+        case FileMessage(as_photo=True):
+            return await bot.send_photo(
+                chat,
+                item.content,
+                filename=item.file_name,
+                caption=item.caption or None,
+                parse_mode=PARSE_MODE,
+                message_thread_id=thread,
+                reply_parameters=reply,
+            )
+        case FileMessage():
+            return await bot.send_document(
+                chat,
+                item.content,
+                filename=item.file_name,
+                caption=item.caption or None,
+                parse_mode=PARSE_MODE,
+                message_thread_id=thread,
+                reply_parameters=reply,
+            )
+        case QuizPoll():
+            return await bot.send_poll(
+                chat,
+                item.question,
+                list(item.options),
+                type=Poll.QUIZ,
+                correct_option_ids=[item.correct_index],
+                explanation=item.explanation or None,
+                message_thread_id=thread,
+                reply_parameters=reply,
+            )
+    raise TypeError(f"cannot send {type(item).__name__}")
+
+
+@asynccontextmanager
+async def typing(bot: Bot, target: Target) -> AsyncIterator[None]:
+    """Show "typing…" now and keep it up until the block ends. A failed chat action is
+    logged and ignored: it is a courtesy, not part of the answer."""
+    await _chat_action(bot, target)
+
+    async def renew() -> None:
+        while True:
+            await asyncio.sleep(TYPING_EVERY_S)
+            await _chat_action(bot, target)
+
+    task = asyncio.create_task(renew())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
+
+
+async def _chat_action(bot: Bot, target: Target) -> None:
+    try:
+        await bot.send_chat_action(
+            target.chat_id, ChatAction.TYPING, message_thread_id=target.thread_id
+        )
+    except TelegramError:
+        log.warning("chat action not sent", chat=target.chat_id, exc_info=True)

@@ -1,0 +1,147 @@
+"""Core replies as Telegram messages: pure functions from a reply to what is sent, so the
+rendering is tested without a server. Text is Telegram HTML; no message exceeds Telegram's
+4,096 characters, and a citation line or a tag is never cut (`bot.common.splitting`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from telegram.constants import PollLimit
+
+from bot.common import wording
+from bot.common.splitting import pack, split_text
+from bot.telegram.markup import (
+    CAPTION_LIMIT,
+    MESSAGE_LIMIT,
+    bold,
+    escape,
+    escaped_length,
+    italic_html,
+    truncate,
+)
+from core.replies import (
+    Answer,
+    DocumentReply,
+    ErrorReply,
+    Notice,
+    Quiz,
+    Reply,
+    SourceList,
+    StepPrompt,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TextMessage:
+    html: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileMessage:
+    """A file with an HTML caption; `as_photo` shows an image inline instead of as a file."""
+
+    file_name: str
+    content: bytes
+    caption: str
+    as_photo: bool
+
+
+@dataclass(frozen=True, slots=True)
+class QuizPoll:
+    """A Telegram quiz poll (plain text, no parse mode): Telegram grades it and shows the
+    explanation itself."""
+
+    question: str
+    options: tuple[str, ...]
+    correct_index: int
+    explanation: str
+
+
+Outgoing = TextMessage | FileMessage | QuizPoll
+
+
+def render_all(replies: list[Reply], limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
+    return [item for reply in replies for item in render(reply, limit)]
+
+
+def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
+    match reply:
+        case Answer():
+            return _texts(_answer_units(reply, limit), limit)
+        case Notice(text=text, title=title):
+            heading = [bold(title)] if title else []
+            return _texts([*heading, *_body(text, limit)], limit)
+        case SourceList():
+            units = [bold(wording.sources_heading(reply))]
+            units.extend(escape(f"• {wording.source_line(e)}") for e in reply.entries)
+            return _texts(units, limit)
+        case StepPrompt():
+            feedback = _body(reply.feedback, limit)
+            heading = bold(wording.step_heading(reply))
+            return _texts([*feedback, heading, *_body(reply.prompt, limit)], limit)
+        case DocumentReply():
+            return [_file(reply)]
+        case Quiz():
+            return _quiz(reply, limit)
+        case ErrorReply(text=text):
+            return _texts(_body(text, limit), limit)
+    raise TypeError(f"no Telegram rendering for {type(reply).__name__}")
+
+
+def _answer_units(answer: Answer, limit: int) -> list[str]:
+    units = [piece for line in wording.answer_preface(answer) for piece in _italic(line, limit)]
+    # "Not covered" must not read like an answer: set it apart.
+    units.extend(_body(answer.text, limit) if answer.grounded else _italic(answer.text, limit))
+    if answer.citations:
+        # The leading newline leaves a blank line before the heading; it is stripped if the
+        # heading happens to open a message.
+        units.append("\n" + bold(wording.SOURCES_HEADING))
+        units.extend(escape(line) for line in wording.citation_lines(answer))
+    return units
+
+
+def _body(text: str, limit: int) -> list[str]:
+    """Free text as escaped pieces that each fit a message (with room for one tag pair)."""
+    room = limit - len("<i></i>")
+    return [escape(piece) for piece in split_text(text, room, measure=escaped_length)]
+
+
+def _italic(text: str, limit: int) -> list[str]:
+    return [italic_html(piece) for piece in _body(text, limit)]
+
+
+def _texts(units: list[str], limit: int) -> list[Outgoing]:
+    return [TextMessage(message.strip()) for message in pack(units, limit) if message.strip()]
+
+
+def _file(reply: DocumentReply) -> FileMessage:
+    return FileMessage(
+        file_name=reply.file_name,
+        content=reply.content,
+        caption=truncate(reply.caption, CAPTION_LIMIT),
+        as_photo=reply.media_type == "image/png",
+    )
+
+
+def _quiz(quiz: Quiz, limit: int) -> list[Outgoing]:
+    items: list[Outgoing] = []
+    if _fits_a_poll(quiz):
+        items.append(QuizPoll(quiz.question, quiz.options, quiz.correct_index, quiz.explanation))
+    else:
+        lettered = "\n".join(f"{chr(65 + n)}) {o}" for n, o in enumerate(quiz.options))
+        items.extend(_texts([*_body(quiz.question, limit), *_body(lettered, limit)], limit))
+    if quiz.citations:
+        lines = [wording.citation_line(n, c) for n, c in enumerate(quiz.citations, start=1)]
+        items.extend(_texts([bold(wording.SOURCES_HEADING), *map(escape, lines)], limit))
+    return items
+
+
+def _fits_a_poll(quiz: Quiz) -> bool:
+    return (
+        len(quiz.question) <= PollLimit.MAX_QUESTION_LENGTH
+        and 2 <= len(quiz.options) <= PollLimit.MAX_OPTION_NUMBER
+        and all(0 < len(option) <= PollLimit.MAX_OPTION_LENGTH for option in quiz.options)
+        and 0 <= quiz.correct_index < len(quiz.options)
+        and len(quiz.explanation) <= PollLimit.MAX_EXPLANATION_LENGTH
+        and quiz.explanation.count("\n") <= PollLimit.MAX_EXPLANATION_LINE_FEEDS
+    )

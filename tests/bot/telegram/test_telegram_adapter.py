@@ -1,0 +1,754 @@
+"""Round trips through the Telegram adapter: the real python-telegram-bot `Application`
+talking HTTP to a fake Bot API server (tests/support/fake_telegram.py), over the real core
+(Qdrant local mode, SQLite, in-process sessions) holding the sample course, ingested once for
+the module and copied for each test."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+import socket
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from support.fake_telegram import (
+    BOT_USER,
+    TOKEN,
+    Call,
+    FakeTelegram,
+    group_chat,
+    private_chat,
+    user,
+    visible_text,
+)
+from support.material import Passage, add_passages
+from support.paths import SAMPLE_COURSE
+from telegram import Update
+from telegram.ext import AIORateLimiter, ContextTypes, TypeHandler
+
+from bot.telegram import Polling, TelegramApplication, Webhook, build_application, running
+from bot.telegram.delivery import Target, deliver
+from bot.telegram.render import render
+from bot.telegram.updates import ChatOrderedUpdates
+from config import Settings
+from core import factory
+from core.context import Context, Member, Role
+from core.course_bot import INTERNAL_ERROR, CourseBot
+from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
+from core.factory import open_core
+from core.replies import Citation, Quiz
+from ingestion import discover
+
+COURSE = "sample"
+TEACHER = user(42, "Ada")  # an instructor of the sample course in settings
+MODERATOR = user(7, "Sam")  # a moderator of the sample course in settings
+ADMIN = user(900, "Grace")  # administers GROUP on Telegram, no role in settings
+ALICE = user(501, "Alice")
+BOB = user(502, "Bob")
+GROUP = group_chat(-1001234567890)
+OTHER_GROUP = group_chat(-1009876543210, "Physics")
+# After every handler group: the update has been handled once this one runs.
+_AFTER_ALL = 1_000
+
+
+def dm(who: dict[str, Any]) -> dict[str, Any]:
+    return private_chat(who)
+
+
+def texts(calls: list[Call], method: str = "sendMessage") -> list[str]:
+    """What the chat shows for each `method` call, markup removed."""
+    return [visible_text(call.text) for call in calls if call.method == method]
+
+
+def joined(calls: list[Call]) -> str:
+    return "\n".join(texts(calls))
+
+
+def sent_messages(calls: list[Call]) -> list[Call]:
+    return [call for call in calls if call.method == "sendMessage"]
+
+
+def _member(who: dict[str, Any]) -> Member:
+    return Member(platform="telegram", user_id=f"telegram:{who['id']}")
+
+
+@dataclass
+class TelegramBot:
+    """Drives the bot as Telegram users would, one update at a time."""
+
+    fake: FakeTelegram
+    core: CourseBot
+    application: TelegramApplication
+    handled: set[int] = field(default_factory=set)
+    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    async def mark_handled(self, update: Update, _context: ContextTypes.DEFAULT_TYPE) -> None:
+        async with self._changed:
+            self.handled.add(update.update_id)
+            self._changed.notify_all()
+
+    async def send(self, update: dict[str, Any], timeout: float = 30.0) -> list[Call]:
+        """Deliver `update` and return the Bot API calls the bot made while handling it
+        (long polls left out)."""
+        start = len(self.fake.calls)
+        await self.wait_handled(await self.fake.push(update), timeout)
+        return [call for call in self.fake.calls[start:] if call.method != "getUpdates"]
+
+    async def wait_handled(self, update_id: int, timeout: float = 30.0) -> None:
+        async with self._changed:
+            await asyncio.wait_for(
+                self._changed.wait_for(lambda: update_id in self.handled), timeout
+            )
+
+    async def say(
+        self,
+        chat: dict[str, Any],
+        sender: dict[str, Any],
+        text: str,
+        reply_to: dict[str, Any] | None = None,
+    ) -> list[Call]:
+        return await self.send(self.fake.text_update(chat, sender, text, reply_to))
+
+    async def upload(
+        self,
+        chat: dict[str, Any],
+        sender: dict[str, Any],
+        file_name: str,
+        content: bytes,
+        **options: Any,
+    ) -> list[Call]:
+        return await self.send(
+            self.fake.document_update(chat, sender, file_name, content, **options)
+        )
+
+    def last_bot_message(self, chat: dict[str, Any]) -> dict[str, Any]:
+        sent = [
+            message
+            for (chat_id, _), message in self.fake.messages.items()
+            if chat_id == chat["id"] and message["from"]["id"] == BOT_USER["id"]
+        ]
+        return sent[-1]
+
+
+@pytest.fixture(scope="module")
+def course_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data dir with the sample course ingested, to copy for each test."""
+    data_dir = tmp_path_factory.mktemp("telegram-course") / "data"
+    settings = Settings(_env_file=None, data_dir=data_dir)  # type: ignore[call-arg]
+    # In a thread of its own: this module-wide fixture must not touch a test's event loop.
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, _ingest_sample(settings)).result()
+    return data_dir
+
+
+async def _ingest_sample(settings: Settings) -> None:
+    sources, missing = discover([SAMPLE_COURSE])
+    assert not missing
+    instructor = Context(
+        platform="console", course_id=COURSE, user_id="setup", roles=frozenset({Role.INSTRUCTOR})
+    )
+    async with open_core(settings) as core:
+        report = await core.ingest(instructor, sources)
+    assert not report.failed
+
+
+@pytest.fixture
+def settings(
+    tmp_path: Path,
+    course_data: Path,
+    embedder: MiniLMOnnxEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Settings:
+    # The bundled model, loaded once for the session (loading it takes half a second).
+    async def loaded(*_args: object) -> MiniLMOnnxEmbedder:
+        return embedder
+
+    monkeypatch.setattr(factory, "embedder", loaded)
+    data_dir = tmp_path / "data"
+    shutil.copytree(course_data, data_dir)
+    return Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        data_dir=data_dir,
+        telegram_token=TOKEN,
+        course_roles={
+            COURSE: {"instructor": [f"telegram:{TEACHER['id']}"]},
+            "*": {"moderator": [f"telegram:{MODERATOR['id']}"]},
+        },
+    )
+
+
+@asynccontextmanager
+async def telegram_bot(
+    settings: Settings, mode: Polling | Webhook | None = None
+) -> AsyncIterator[TelegramBot]:
+    async with FakeTelegram() as fake, open_core(settings) as core:
+        application = build_application(
+            settings, core, base_url=fake.base_url, base_file_url=fake.base_file_url
+        )
+        bot = TelegramBot(fake, core, application)
+        application.add_handler(TypeHandler(Update, bot.mark_handled), group=_AFTER_ALL)
+        async with running(application, mode or Polling(timeout_s=1)):
+            yield bot
+
+
+@pytest.fixture
+async def tg(settings: Settings) -> AsyncIterator[TelegramBot]:
+    async with telegram_bot(settings) as bot:
+        yield bot
+
+
+async def course_in_dm(tg: TelegramBot, who: dict[str, Any]) -> None:
+    reply = joined(await tg.say(dm(who), who, f"/course {COURSE}"))
+    assert f"Your direct messages are now about the course '{COURSE}'" in reply
+
+
+async def bind_group(tg: TelegramBot, chat: dict[str, Any] = GROUP) -> None:
+    reply = joined(await tg.say(chat, TEACHER, f"/bind {COURSE}"))
+    assert f"This group is now bound to the course '{COURSE}'" in reply
+
+
+# Start-up and help ------------------------------------------------------------------------
+
+
+async def test_help_without_a_course_lists_commands_and_how_to_choose_one(
+    tg: TelegramBot,
+) -> None:
+    calls = await tg.say(dm(ALICE), ALICE, "/help")
+    [reply] = texts(calls)
+    assert "/ask QUESTION — ask a question about the course" in reply
+    assert "/course COURSE" in reply and "/notes" in reply
+    assert "/mistakes" not in reply and "/ingest" not in reply
+    assert "Send /course COURSE once" in reply
+
+
+async def test_the_application_is_rate_limited_and_ordered_per_chat(tg: TelegramBot) -> None:
+    assert isinstance(tg.application.bot.rate_limiter, AIORateLimiter)
+    assert isinstance(tg.application.update_processor, ChatOrderedUpdates)
+    assert tg.application.update_processor.max_concurrent_updates > 1
+
+
+async def test_start_up_publishes_the_command_menus(tg: TelegramBot) -> None:
+    everyone, admins = tg.fake.calls_to("setMyCommands")
+    names = [command["command"] for command in everyone.json("commands")]
+    assert names[:3] == ["help", "ask", "sources"]
+    assert {"course", "notes"} <= set(names)
+    assert not {"mistakes", "bind", "ingest", "forget"} & set(names)
+    assert "scope" not in everyone.params
+    assert admins.json("scope") == {"type": "all_chat_administrators"}
+    admin_names = {command["command"] for command in admins.json("commands")}
+    assert {"mistakes", "bind", "ingest", "forget"} <= admin_names
+
+
+async def test_help_for_an_instructor_adds_the_instructor_commands(tg: TelegramBot) -> None:
+    await course_in_dm(tg, TEACHER)
+    [reply] = texts(await tg.say(dm(TEACHER), TEACHER, "/help"))
+    assert reply.startswith("coursebot\n")
+    assert "/mistakes" in reply and "/ingest" in reply and "/forget DOCUMENT" in reply
+
+
+# Binding a group, choosing a DM course ------------------------------------------------------
+
+
+async def test_a_group_admin_or_owner_binds_the_group(tg: TelegramBot) -> None:
+    tg.fake.set_status(GROUP, ADMIN, "administrator")
+    calls = await tg.say(GROUP, ADMIN, "/bind Sample")
+    [reply] = texts(calls)
+    assert reply == "This group is now bound to the course 'sample'. Ask away, or send /help."
+    [lookup] = [c for c in calls if c.method == "getChatMember"]
+    assert lookup.params["user_id"] == str(ADMIN["id"])
+    assert await tg.core.course_for(_member(ALICE), [f"chat:{GROUP['id']}"]) == COURSE
+
+    tg.fake.set_status(OTHER_GROUP, ADMIN, "creator")
+    reply = joined(await tg.say(OTHER_GROUP, ADMIN, "/bind physics-1"))
+    assert "This group is now bound to the course 'physics-1'. It has no material yet" in reply
+
+
+async def test_a_configured_instructor_binds_without_being_admin(tg: TelegramBot) -> None:
+    calls = await tg.say(GROUP, TEACHER, f"/bind {COURSE}")
+    assert "This group is now bound to the course 'sample'" in joined(calls)
+
+
+async def test_a_student_cannot_bind_a_group(tg: TelegramBot) -> None:
+    [reply] = texts(await tg.say(GROUP, ALICE, f"/bind {COURSE}"))
+    assert reply == "Sorry, only a course instructor can bind this chat to a course."
+    assert await tg.core.course_for(_member(ALICE), [f"chat:{GROUP['id']}"]) is None
+
+
+async def test_bind_explains_itself_in_a_dm_and_without_a_course(tg: TelegramBot) -> None:
+    [in_dm] = texts(await tg.say(dm(TEACHER), TEACHER, f"/bind {COURSE}"))
+    assert in_dm.startswith("/bind is for groups")
+    [bare] = texts(await tg.say(GROUP, TEACHER, "/bind"))
+    assert bare == "Which course? Send /bind COURSE, for example /bind calc101."
+    [bad] = texts(await tg.say(GROUP, TEACHER, "/bind no way!"))
+    assert "is not a course id" in bad
+
+
+async def test_an_unbound_group_gets_told_how_to_bind_it(tg: TelegramBot) -> None:
+    mention = f"@{BOT_USER['username']} when is the final exam?"
+    [reply] = texts(await tg.say(GROUP, ALICE, mention))
+    assert reply.startswith("This chat is not bound to a course yet.")
+    [ask] = texts(await tg.say(GROUP, ALICE, "/ask when is the final exam?"))
+    assert ask == reply
+
+
+async def test_a_dm_without_a_course_asks_which_course(tg: TelegramBot) -> None:
+    [reply] = texts(await tg.say(dm(ALICE), ALICE, "When is the final exam?"))
+    assert reply.startswith("Which course is this about? Send /course COURSE once")
+
+
+async def test_course_shows_and_changes_the_dm_course(tg: TelegramBot) -> None:
+    [none_yet] = texts(await tg.say(dm(ALICE), ALICE, "/course"))
+    assert none_yet.startswith("Which course is this about?")
+    await course_in_dm(tg, ALICE)
+    [current] = texts(await tg.say(dm(ALICE), ALICE, "/course"))
+    assert current.startswith("Your direct messages are about the course 'sample'.")
+    [in_group] = texts(await tg.say(GROUP, ALICE, "/course physics"))
+    assert in_group.startswith("In a group, questions are about the course the group is bound")
+
+
+async def test_a_group_binding_becomes_the_members_dm_course(tg: TelegramBot) -> None:
+    await bind_group(tg)
+    await tg.say(GROUP, BOB, f"@{BOT_USER['username']} when is the final exam?")
+    reply = joined(await tg.say(dm(BOB), BOB, "When are the office hours?"))
+    assert "Room B214" in reply
+
+
+# Questions ----------------------------------------------------------------------------------
+
+
+async def test_a_dm_question_is_answered_with_numbered_citations(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    calls = await tg.say(dm(ALICE), ALICE, "When is the final exam and where is it held?")
+    assert calls[0].method == "sendChatAction" and calls[0].params["action"] == "typing"
+    [answer] = [c for c in calls if c.method == "sendMessage"]
+    shown = visible_text(answer.text)
+    body, sources = shown.split("\nSources:\n")
+    assert body.startswith("From the course material (quoted):")
+    assert "2026-12-14" in body and "Hall A" in body and "[1]" in body
+    assert sources.splitlines()[0] == "[1] syllabus.md, Exam Policy"
+    assert "<b>Sources:</b>" in answer.text and answer.params["parse_mode"] == "HTML"
+    assert "reply_parameters" not in answer.params  # no quoting in a private chat
+
+
+async def test_citations_name_the_file_page_and_section(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    reply = joined(await tg.say(dm(ALICE), ALICE, "What does the squeeze theorem say?"))
+    assert "Squeeze theorem: trap f between two functions with the same limit." in reply
+    assert "[1] lecture-01-limits.pdf, p. 8, Summary" in reply
+
+
+async def test_a_question_the_material_does_not_cover_says_so(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    [answer] = sent_messages(await tg.say(dm(ALICE), ALICE, "How do I bake sourdough bread?"))
+    assert answer.text == "<i>The course material does not cover this question.</i>"
+
+
+async def test_group_questions_by_mention_reply_and_ask(tg: TelegramBot) -> None:
+    await bind_group(tg)
+    question = f"@{BOT_USER['username']} when is the final exam?"
+    calls = await tg.say(GROUP, ALICE, question)
+    [by_mention] = sent_messages(calls)
+    assert "getChatMember" not in [c.method for c in calls]  # questions need no role
+    assert "2026-12-14" in visible_text(by_mention.text)
+    asked = tg.fake.messages[(GROUP["id"], by_mention.json("reply_parameters")["message_id"])]
+    assert asked["text"] == question  # the answer quotes the question in the group
+
+    bot_answer = tg.last_bot_message(GROUP)
+    reply = joined(await tg.say(GROUP, BOB, "When are the office hours?", reply_to=bot_answer))
+    assert "Room B214" in reply
+
+    reply = joined(await tg.say(GROUP, BOB, "/ask What does the squeeze theorem say?"))
+    assert "lecture-01-limits.pdf, p. 8" in reply
+    named = joined(
+        await tg.say(GROUP, BOB, f"/ask@{BOT_USER['username']} when are the office hours?")
+    )
+    assert "Room B214" in named
+
+
+async def test_group_chatter_not_meant_for_the_bot_is_ignored(tg: TelegramBot) -> None:
+    await bind_group(tg)
+    lunch = tg.fake.text_update(GROUP, ALICE, "anyone up for lunch?")
+    assert await tg.send(lunch) == []
+    assert await tg.say(GROUP, BOB, "me!", reply_to=lunch["message"]) == []
+    assert await tg.say(GROUP, BOB, "/start@some_other_bot") == []
+    assert await tg.say(GROUP, BOB, "/frobnicate@some_other_bot") == []
+
+
+async def test_a_bare_mention_explains_how_to_ask(tg: TelegramBot) -> None:
+    await bind_group(tg)
+    [reply] = texts(await tg.say(GROUP, ALICE, f"@{BOT_USER['username']}"))
+    assert reply.startswith("Ask me about the course: mention me with your question")
+
+
+async def test_an_answer_longer_than_a_message_arrives_in_several(tg: TelegramBot) -> None:
+    await add_passages(
+        tg.core.index,
+        tg.core.ingestor.embedder,
+        [
+            Passage(_safety_rule(n), file_name=f"lab-safety-{n}.md", section=f"Rule {n}")
+            for n in range(3)
+        ],
+    )
+    await course_in_dm(tg, ALICE)
+    calls = await tg.say(dm(ALICE), ALICE, "What are the safety rules for the chemistry lab?")
+    messages = sent_messages(calls)
+    assert len(messages) >= 2
+    assert all(len(m.text) <= 4096 for m in messages)
+    shown = [visible_text(m.text) for m in messages]
+    assert sum(len(text) for text in shown) > 4096
+    citations = [line for text in shown for line in text.splitlines() if line.startswith("[")]
+    assert [line[:3] for line in citations] == ["[1]", "[2]", "[3]"]
+    assert all(re.fullmatch(r"\[\d\] lab-safety-(\d)\.md, Rule \1", line) for line in citations)
+    assert "&lt;checked&gt;" in messages[0].text and "&amp;" in messages[0].text
+
+
+def _safety_rule(number: int) -> str:
+    stations = ", ".join(
+        f"station {number}{i} needs goggles, gloves & a lab coat <checked> by the safety officer"
+        for i in range(20)
+    )
+    return f"Laboratory safety rule {number}: before the chemistry lab starts, {stations}"
+
+
+# Guided exercises ---------------------------------------------------------------------------
+
+
+async def test_a_practice_session_runs_across_several_messages(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    chat = dm(ALICE)
+
+    async def say(text: str) -> str:
+        return joined(await tg.say(chat, ALICE, text))
+
+    started = await say("/practice derivative-product-rule")
+    assert "The product rule, step by step — step 1/4" in started
+    assert "What is u'(x), the derivative of u?" in started
+    wrong = await say("x^2")
+    assert "✗" in wrong and "Hint 1:" in wrong
+    assert "Hint 2:" in await say("/hint")
+    right = await say("2x")
+    assert "step 2/4" in right and "What is v'(x)" in right
+    assert "step 2 of 4" in await say("/status")
+    skipped = await say("/skip")
+    assert "The derivative of sin(x) is cos(x)." in skipped and "step 3/4" in skipped
+    assert "The exercise ended." in await say("/quit")
+    # With the exercise over, a plain message is a question again.
+    assert "Room B214" in await say("When are the office hours?")
+    assert "You have no exercise open" in await say("/hint")
+
+
+async def test_a_replayed_answer_is_graded_once(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    await tg.say(dm(ALICE), ALICE, "/practice derivative-product-rule")
+    update = tg.fake.text_update(dm(ALICE), ALICE, "x^2")
+    assert "✗" in joined(await tg.send(update))
+    assert sent_messages(await tg.send(tg.fake.redelivery(update))) == []
+    assert "1 wrong attempt(s)" in joined(await tg.say(dm(ALICE), ALICE, "/status"))
+
+
+# Private notes ------------------------------------------------------------------------------
+
+ALICE_NOTE = (
+    b"# My notes\n\nMy study group meets at the Blue Heron cafe every Thursday at 18:00 "
+    b"to review derivatives.\n"
+)
+
+
+async def test_private_notes_are_only_for_their_owner(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    await course_in_dm(tg, BOB)
+    [announced] = texts(await tg.say(dm(ALICE), ALICE, "/notes"))
+    assert announced.startswith("Send the files now and I will add them as your private notes")
+    calls = await tg.upload(dm(ALICE), ALICE, "alice-notes.md", ALICE_NOTE)
+    assert texts(calls, "editMessageText")[-1] == (
+        "✓ alice-notes.md: added, 1 chunks\n1 of 1 files ingested"
+    )
+
+    question = "Where does my study group meet?"
+    mine = joined(await tg.say(dm(ALICE), ALICE, question))
+    assert "Blue Heron" in mine and "[1] alice-notes.md (your notes)" in mine
+    theirs = joined(await tg.say(dm(BOB), BOB, question))
+    assert "Blue Heron" not in theirs and "alice-notes" not in theirs
+    assert "alice-notes.md" not in joined(await tg.say(dm(BOB), BOB, "/sources"))
+    assert "alice-notes.md (notes, 1 chunks, private)" in joined(
+        await tg.say(dm(ALICE), ALICE, "/sources")
+    )
+
+
+async def test_notes_captioned_with_the_command_need_no_announcement(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    calls = await tg.upload(dm(ALICE), ALICE, "alice-notes.md", ALICE_NOTE, caption="/notes")
+    assert "1 of 1 files ingested" in texts(calls, "editMessageText")[-1]
+    assert "(your notes)" in joined(
+        await tg.say(dm(ALICE), ALICE, "Where does my study group meet?")
+    )
+
+
+async def test_a_file_in_a_dm_without_a_command_is_not_ingested(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    calls = await tg.upload(dm(ALICE), ALICE, "alice-notes.md", ALICE_NOTE)
+    assert texts(calls)[0].startswith("What should I do with this file? To add it to your private")
+    assert not [c for c in calls if c.method in ("getFile", "download")]
+
+
+async def test_a_document_in_a_group_is_never_private(tg: TelegramBot) -> None:
+    await bind_group(tg)
+    [refused] = texts(await tg.say(GROUP, ALICE, "/notes"))
+    assert refused.startswith("Notes are private, and a group is not")
+    captioned = await tg.upload(GROUP, ALICE, "alice-notes.md", ALICE_NOTE, caption="/notes")
+    assert texts(captioned) == [refused]
+    # Notes announced in a DM are not taken from the group either.
+    await course_in_dm(tg, ALICE)
+    await tg.say(dm(ALICE), ALICE, "/notes")
+    assert await tg.upload(GROUP, ALICE, "alice-notes.md", ALICE_NOTE) == []
+    assert not tg.fake.calls_to("getFile")
+    assert "alice-notes.md" not in joined(await tg.say(dm(ALICE), ALICE, "/sources"))
+
+
+# Course material ----------------------------------------------------------------------------
+
+WEEK_7 = (
+    b"# Week 7: implicit differentiation\n\nThe week 7 quiz on implicit differentiation takes "
+    b"place on Friday 30 October in Room C301.\n"
+)
+
+
+async def test_an_instructor_ingests_an_attached_document_with_progress(tg: TelegramBot) -> None:
+    await course_in_dm(tg, TEACHER)
+    calls = await tg.upload(dm(TEACHER), TEACHER, "week-7.md", WEEK_7, caption="/ingest")
+    methods = [c.method for c in calls]
+    assert methods[:2] == ["sendMessage", "sendChatAction"]
+    assert texts(calls) == ["Ingesting week-7.md…"]
+    assert methods.index("getFile") < methods.index("download") < methods.index("editMessageText")
+    edits = texts(calls, "editMessageText")
+    assert len(edits) >= 2
+    assert edits[0].startswith("Ingesting file 1 of 1: week-7.md")
+    assert edits[-1] == "✓ week-7.md: added, 1 chunks\n1 of 1 files ingested"
+    progress = sent_messages(calls)[0].result["message_id"]
+    edited = {c.params["message_id"] for c in calls if c.method == "editMessageText"}
+    assert edited == {str(progress)}
+    reply = joined(await tg.say(dm(ALICE), ALICE, f"/course {COURSE}"))
+    assert "Ask away" in reply
+    answer = joined(await tg.say(dm(ALICE), ALICE, "Where is the week 7 quiz held?"))
+    assert "Room C301" in answer and "[1] week-7.md" in answer
+
+
+async def test_ingest_then_the_document_in_the_next_message(tg: TelegramBot) -> None:
+    await bind_group(tg)
+    tg.fake.set_status(GROUP, ADMIN, "administrator")
+    [announced] = texts(await tg.say(GROUP, ADMIN, "/ingest"))
+    assert announced == (
+        "Send the files now and I will add them as material for 'sample' (I'll wait 10 minutes)."
+    )
+    calls = await tg.upload(GROUP, ADMIN, "week-7.md", WEEK_7)
+    assert "1 of 1 files ingested" in texts(calls, "editMessageText")[-1]
+    # Course material, so every student sees it.
+    listing = joined(await tg.say(GROUP, ALICE, "/sources"))
+    [line] = [line for line in listing.splitlines() if "week-7.md" in line]
+    assert line.startswith("• week-7.md (") and not line.endswith(", private)")
+
+
+async def test_students_cannot_add_or_remove_material(tg: TelegramBot) -> None:
+    await bind_group(tg)
+    refusal = "Sorry, only a course instructor can add course material."
+    assert texts(await tg.say(GROUP, ALICE, "/ingest")) == [refusal]
+    uploaded = await tg.upload(GROUP, ALICE, "week-7.md", WEEK_7, caption="/ingest")
+    assert texts(uploaded) == [refusal]
+    assert not [c for c in uploaded if c.method in ("getFile", "download")]
+    await course_in_dm(tg, ALICE)
+    assert texts(await tg.say(dm(ALICE), ALICE, "/ingest")) == [refusal]
+    assert texts(await tg.say(dm(ALICE), ALICE, "/forget syllabus.md")) == [
+        "Sorry, only a course instructor can remove course material."
+    ]
+    assert "syllabus.md" in joined(await tg.say(dm(ALICE), ALICE, "/sources"))
+
+
+async def test_oversize_and_unsupported_files_are_refused_before_download(
+    tg: TelegramBot,
+) -> None:
+    await course_in_dm(tg, TEACHER)
+    chat = dm(TEACHER)
+    huge = await tg.upload(
+        chat, TEACHER, "lecture-03.pdf", b"%PDF-", caption="/ingest", file_size=30_000_000
+    )
+    assert texts(huge) == ["'lecture-03.pdf' is 28.6 MB; the limit is 19 MB."]
+    sheet = await tg.upload(chat, TEACHER, "grades.xlsx", b"PK", caption="/ingest")
+    [refused] = texts(sheet)
+    assert refused.startswith("'grades.xlsx': '.xlsx' is not a supported type")
+    assert not tg.fake.calls_to("getFile") and not tg.fake.calls_to("download")
+
+
+async def test_a_file_that_fails_to_load_leaves_the_index_unchanged(tg: TelegramBot) -> None:
+    await course_in_dm(tg, TEACHER)
+    before = joined(await tg.say(dm(TEACHER), TEACHER, "/sources"))
+    calls = await tg.upload(dm(TEACHER), TEACHER, "broken.pdf", b"not a pdf", caption="/ingest")
+    report = texts(calls, "editMessageText")[-1]
+    assert report.startswith("✗ broken.pdf:")
+    assert report.endswith("0 of 1 files ingested; 1 failed (the index is unchanged for them)")
+    assert joined(await tg.say(dm(TEACHER), TEACHER, "/sources")) == before
+
+
+async def test_a_file_telegram_cannot_serve_is_reported_not_half_ingested(
+    tg: TelegramBot,
+) -> None:
+    await course_in_dm(tg, TEACHER)
+    update = tg.fake.document_update(dm(TEACHER), TEACHER, "week-7.md", WEEK_7, caption="/ingest")
+    del tg.fake.files[update["message"]["document"]["file_id"]]  # gone from Telegram's side
+    calls = await tg.send(update)
+    assert texts(calls, "editMessageText") == [
+        "I could not fetch 'week-7.md' from Telegram. Please send it again."
+    ]
+    assert "week-7.md" not in joined(await tg.say(dm(TEACHER), TEACHER, "/sources"))
+
+
+async def test_sources_and_forget(tg: TelegramBot) -> None:
+    await course_in_dm(tg, TEACHER)
+    chat = dm(TEACHER)
+    listing = texts(await tg.say(chat, TEACHER, "/sources"))[0]
+    assert listing.startswith("Documents in 'sample':\n")
+    assert "• worked-exercises.md (" in listing
+    [removed] = texts(await tg.say(chat, TEACHER, "/forget worked-exercises.md"))
+    assert removed == "Removed 'worked-exercises.md' from 'sample'."
+    assert "worked-exercises.md" not in joined(await tg.say(chat, TEACHER, "/sources"))
+    [missing] = texts(await tg.say(chat, TEACHER, "/forget worked-exercises.md"))
+    assert missing.startswith("There is no document 'worked-exercises.md' in 'sample'.")
+    [usage] = texts(await tg.say(chat, TEACHER, "/forget"))
+    assert usage.startswith("Which document? Send /forget DOCUMENT")
+
+
+# Mistakes -----------------------------------------------------------------------------------
+
+
+async def test_a_moderator_gets_the_mistakes_chart_and_csv(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    await tg.say(dm(ALICE), ALICE, "/practice derivative-product-rule")
+    await tg.say(dm(ALICE), ALICE, "x^2")
+    await bind_group(tg)
+
+    calls = await tg.say(GROUP, MODERATOR, "/mistakes --csv")
+    summary = joined(calls)
+    assert "Mistakes by skill for sample:" in summary
+    assert "power-rule: 1 (latest: “x^2”)" in summary
+    [photo] = [c for c in calls if c.method == "sendPhoto"]
+    name, png = photo.files["photo"]
+    assert name == "mistakes-by-skill.png" and png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert photo.params["caption"] == "Mistakes, sample"
+    [document] = [c for c in calls if c.method == "sendDocument"]
+    name, csv = document.files["document"]
+    assert name == "mistakes.csv"
+    assert "power-rule" in csv.decode() and "x^2" in csv.decode()
+
+
+async def test_students_cannot_review_mistakes(tg: TelegramBot) -> None:
+    await bind_group(tg)
+    calls = await tg.say(GROUP, ALICE, "/mistakes")
+    assert texts(calls) == ["Sorry, only a course moderator can review the class's mistakes."]
+    assert not [c for c in calls if c.method in ("sendPhoto", "sendDocument")]
+
+
+async def test_a_group_admin_may_review_mistakes(tg: TelegramBot) -> None:
+    await bind_group(tg)
+    tg.fake.set_status(GROUP, ADMIN, "administrator")
+    assert texts(await tg.say(GROUP, ADMIN, "/mistakes")) == ["No mistakes logged for sample."]
+
+
+# Bad input and failures ---------------------------------------------------------------------
+
+
+async def test_an_unknown_command_gets_a_short_reply(tg: TelegramBot) -> None:
+    expected = "I don't know the command /frobnicate. Send /help to see what I can do."
+    assert texts(await tg.say(dm(ALICE), ALICE, "/frobnicate now")) == [expected]
+    await course_in_dm(tg, ALICE)
+    assert texts(await tg.say(dm(ALICE), ALICE, "/frobnicate now")) == [expected]
+
+
+async def test_a_core_failure_is_reported_politely(
+    tg: TelegramBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await course_in_dm(tg, ALICE)
+
+    async def broken(*_args: object, **_kwargs: object) -> int:
+        raise RuntimeError("qdrant exploded")
+
+    monkeypatch.setattr(tg.core.index, "count", broken)
+    [reply] = texts(await tg.say(dm(ALICE), ALICE, "When is the final exam?"))
+    assert reply == INTERNAL_ERROR
+
+
+async def test_an_adapter_failure_is_logged_and_apologised_for(
+    tg: TelegramBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*_args: object, **_kwargs: object) -> str:
+        raise RuntimeError("database exploded")
+
+    monkeypatch.setattr(tg.core, "course_for", broken)
+    calls = await tg.say(dm(ALICE), ALICE, "When is the final exam?")
+    assert texts(calls) == [INTERNAL_ERROR]
+    assert "exploded" not in joined(calls) and "Traceback" not in joined(calls)
+
+
+async def test_edited_messages_are_not_answered_twice(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    update = tg.fake.text_update(dm(ALICE), ALICE, "When is the final exam?")
+    edited = {"update_id": update["update_id"], "edited_message": update["message"]}
+    assert await tg.send(edited) == []
+
+
+async def test_a_quiz_is_sent_as_a_telegram_quiz_poll(tg: TelegramBot) -> None:
+    await tg.say(dm(ALICE), ALICE, "/help")  # Telegram knows the chat once Alice wrote
+    quiz = Quiz(
+        question="Which rule differentiates x^2 sin(x)?",
+        options=("the chain rule", "the product rule", "the quotient rule"),
+        correct_index=1,
+        explanation="x^2 sin(x) is a product u v.",
+        citations=(Citation("lecture-02-derivatives.pdf", page=4, section="Product rule"),),
+    )
+    sent = await deliver(tg.application.bot, Target(ALICE["id"]), render(quiz))
+    [poll_call] = tg.fake.calls_to("sendPoll")
+    assert poll_call.params["type"] == "quiz"
+    assert [option["text"] for option in poll_call.json("options")] == list(quiz.options)
+    assert poll_call.json("correct_option_ids") == [1]
+    poll = sent[0].poll
+    assert poll is not None and poll.type == "quiz" and poll.correct_option_ids == (1,)
+    assert poll.options[1].persistent_id == "option-1"
+    assert visible_text(tg.fake.calls_to("sendMessage")[-1].text) == (
+        "Sources:\n[1] lecture-02-derivatives.pdf, p. 4, Product rule"
+    )
+
+
+# Webhook mode -------------------------------------------------------------------------------
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_webhook_mode_handles_posted_updates_and_refuses_a_wrong_secret(
+    settings: Settings,
+) -> None:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/telegram"
+    mode = Webhook(url, secret="shared-Secret_1", listen="127.0.0.1", port=port)
+    async with telegram_bot(settings, mode) as tg, aiohttp.ClientSession() as http:
+        assert tg.fake.webhook == {"url": url, "secret_token": "shared-Secret_1"}
+        assert not tg.fake.calls_to("getUpdates")
+        update = tg.fake.text_update(dm(ALICE), ALICE, "/help")
+        for headers in ({SECRET_HEADER: "a-guess"}, {}):
+            async with http.post(url, json=update, headers=headers) as refused:
+                assert refused.status == 403
+        async with http.post(url, json=update, headers={SECRET_HEADER: "shared-Secret_1"}) as ok:
+            assert ok.status == 200
+        await tg.wait_handled(update["update_id"])
+        [answer] = tg.fake.calls_to("sendMessage")
+        assert "/ask QUESTION" in visible_text(answer.text)
