@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
+from bot.common.arguments import positive_int
 from bot.console.eval_report import (
     question_progress_bar,
     render_header,
@@ -190,16 +191,6 @@ def _interval(text: str) -> timedelta:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 1")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="coursebot",
@@ -294,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument(
         "--k",
-        type=_positive,
+        type=positive_int,
         default=5,
         help="passages retrieved for each answer with --answers (default 5); the retrieval "
         "metrics always use the top 10",
@@ -305,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also answer every question through the bot (adds abstain and wrong_abstain)",
     )
     evaluate.add_argument(
-        "--limit", type=_positive, metavar="N", help="only the first N questions, in file order"
+        "--limit", type=positive_int, metavar="N", help="only the first N questions, in file order"
     )
     evaluate.add_argument(
         "--json",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from qdrant_client import AsyncQdrantClient
 from redis.asyncio import Redis
+from support.databases import PostgresDatabases, postgres_databases_for_session
 from support.paths import REDIS_URL, SAMPLE_COURSE, SHARED_DATASETS  # noqa: F401  (re-exported for tests)
 
 from config import Settings
@@ -65,3 +66,8 @@ async def redis_client(redis_prefix: str) -> AsyncIterator[Redis]:
 @pytest.fixture
 def sample_course() -> Iterator[Path]:
     yield SAMPLE_COURSE
+
+
+@pytest.fixture(scope="session")
+def postgres_databases() -> Iterator[PostgresDatabases]:
+    yield from postgres_databases_for_session()

@@ -7,6 +7,7 @@ import sys
 
 import discord
 
+from bot.common.arguments import positive_int
 from bot.discord.client import build_client
 from config import Settings
 from core.factory import open_core
@@ -57,7 +58,7 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     parser.add_argument(
         "--shards",
-        type=_count,
+        type=positive_int,
         metavar="N",
         help="shard the bot into N shards (an AutoShardedClient); default: one connection",
     )
@@ -100,16 +101,6 @@ async def run_discord(args: argparse.Namespace, settings: Settings) -> int:
             print("coursebot: Discord refused COURSEBOT_DISCORD_TOKEN", file=sys.stderr)
             return 2
     return 0
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of at least 1")
-    return value
 
 
 def _shard_ids(text: str) -> list[int]:
