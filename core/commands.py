@@ -42,8 +42,19 @@ COMMANDS: tuple[CommandSpec, ...] = (
 )
 
 
+# Commands every chat adapter adds to the ones above: they need the platform (a chat to bind,
+# files to receive), so adapters handle them and then call the core.
+CHAT_COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("course", "choose the course your direct messages are about", "COURSE"),
+    CommandSpec("notes", "add files to your private notes (only you can see them)"),
+    CommandSpec("bind", "bind this chat to a course", "COURSE", Role.INSTRUCTOR),
+    CommandSpec("ingest", "add files to the course material", "", Role.INSTRUCTOR),
+    CommandSpec("forget", "remove a document from the course", "DOCUMENT", Role.INSTRUCTOR),
+)
+
+
 def command_spec(name: str) -> CommandSpec | None:
-    return next((spec for spec in COMMANDS if spec.name == name), None)
+    return next((spec for spec in (*COMMANDS, *CHAT_COMMANDS) if spec.name == name), None)
 
 
 def parse_command(text: str) -> ParsedCommand | None:

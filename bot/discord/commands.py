@@ -12,20 +12,17 @@ from discord import app_commands
 from bot.discord.handlers import Handlers
 from core.commands import command_spec
 
-# Commands the core's table does not list: they take Discord options (files, a scope).
+# Discord's own wording: /answer exists only here (Telegram takes plain replies), and /bind
+# takes a scope.
 _DESCRIPTIONS = {
     "answer": "answer the current step of your exercise",
-    "notes": "add files to your private notes (only you can see them)",
-    "ingest": "add files to the course material (instructors)",
-    "forget": "remove a document from the course (instructors)",
     "bind": "bind this channel or the whole server to a course (instructors, server admins)",
-    "course": "choose the course your direct messages are about",
 }
 
 
 def description(name: str) -> str:
     spec = command_spec(name)
-    text = spec.summary if spec is not None else _DESCRIPTIONS[name]
+    text = _DESCRIPTIONS.get(name) or (spec.summary if spec is not None else name)
     return text[:1].upper() + text[1:]
 
 

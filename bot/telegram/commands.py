@@ -4,33 +4,18 @@ command menu and the help text."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from telegram import Bot, BotCommand, BotCommandScopeAllChatAdministrators
 
-from core.commands import COMMANDS, help_text
+from core.commands import CHAT_COMMANDS, COMMANDS, CommandSpec, help_text
 from core.context import Context, Role
-from core.permissions import Action, allowed
+from core.permissions import effective_roles
 from core.replies import Notice
 
-
-@dataclass(frozen=True, slots=True)
-class ChatCommand:
-    name: str
-    summary: str
-    usage: str = ""
-    action: Action | None = None  # what the command needs permission for, if anything
-
-
-CHAT_COMMANDS: tuple[ChatCommand, ...] = (
-    ChatCommand("course", "choose the course your direct messages are about", "COURSE"),
-    ChatCommand("notes", "add your private notes (in a direct message, then send the files)"),
-    ChatCommand("bind", "bind this group to a course", "COURSE", Action.BIND),
-    ChatCommand(
-        "ingest", "add course material (attach the files, or send them next)", "", Action.INGEST
-    ),
-    ChatCommand("forget", "remove a document from the course", "DOCUMENT", Action.FORGET),
-)
+# How files reach the bot on Telegram: attached to the command or sent right after it.
+_FILE_HINTS = {
+    "notes": " — in a direct message: attach the files or send them next",
+    "ingest": " — attach the files or send them next",
+}
 
 # The commands the core dispatches itself; /help is answered with the chat commands added.
 CORE_COMMAND_NAMES: tuple[str, ...] = tuple(spec.name for spec in COMMANDS if spec.name != "help")
@@ -51,11 +36,16 @@ def help_without_course(missing: str) -> Notice:
 
 def _chat_lines(ctx: Context | None) -> str:
     """The chat commands anyone may use, and those `ctx`'s roles allow."""
+    roles = effective_roles(ctx) if ctx is not None else frozenset({Role.STUDENT})
     return "\n".join(
-        f"/{c.name}{f' {c.usage}' if c.usage else ''} — {c.summary}"
+        f"/{c.name}{f' {c.usage}' if c.usage else ''} — {_summary(c)}"
         for c in CHAT_COMMANDS
-        if c.action is None or (ctx is not None and allowed(ctx, c.action))
+        if c.role in roles
     )
+
+
+def _summary(spec: CommandSpec) -> str:
+    return spec.summary + _FILE_HINTS.get(spec.name, "")
 
 
 def menu(*, for_admins: bool) -> list[BotCommand]:
@@ -66,7 +56,7 @@ def menu(*, for_admins: bool) -> list[BotCommand]:
         if for_admins or spec.role is Role.STUDENT
     ]
     commands.extend(
-        BotCommand(c.name, c.summary) for c in CHAT_COMMANDS if for_admins or c.action is None
+        BotCommand(c.name, c.summary) for c in CHAT_COMMANDS if for_admins or c.role is Role.STUDENT
     )
     return commands
 
