@@ -1,7 +1,7 @@
 """Ingestion throughput on the syllabusqa-dev corpus with the bundled embedder.
 
 Prints files, pages, chunks, wall time, pages/s, chunks/s, the share of time spent embedding,
-and peak memory. Run: python bench/ingest.py [DATASET_DIR]"""
+and peak memory. Run: python bench/ingest.py [DATASET_DIR] [--engine edge|local]"""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from qdrant_client import AsyncQdrantClient
 
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
-from core.index import ChunkIndex, SparseEncoder
+from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from ingestion import Ingestor, discover
 
 DEFAULT_DATASET = Path(__file__).resolve().parents[1].parent / "shared/datasets/syllabusqa-dev"
@@ -44,11 +44,14 @@ class TimedEmbedder:
         return vectors
 
 
-async def run(dataset: Path) -> None:
+async def run(dataset: Path, engine: str) -> None:
     courses = sorted(p for p in (dataset / "courses").iterdir() if p.is_dir())
     embedder = TimedEmbedder(MiniLMOnnxEmbedder())
     with tempfile.TemporaryDirectory() as tmp:
-        index = ChunkIndex(AsyncQdrantClient(path=tmp), "bench", embedder.dimensions, False)
+        # The embedded engine as the factory configures it: Edge with payload indexes.
+        edge = engine == "edge"
+        client = EdgeQdrantClient(Path(tmp)) if edge else AsyncQdrantClient(path=tmp)
+        index = ChunkIndex(client, "bench", embedder.dimensions, payload_indexes=edge)
         await index.ensure()
         ingestor = Ingestor(
             index=index, embedder=embedder, sparse=SparseEncoder(), max_bytes=50 << 20
@@ -65,7 +68,7 @@ async def run(dataset: Path) -> None:
         elapsed = time.perf_counter() - started
         await index.close()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"dataset: {dataset}")
+    print(f"dataset: {dataset}; engine: {engine}")
     print(f"files={files} failed={failed} pages={pages} chunks={chunks}")
     print(f"wall={elapsed:.1f}s pages/s={pages / elapsed:.1f} chunks/s={chunks / elapsed:.1f}")
     print(
@@ -79,11 +82,12 @@ async def run(dataset: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("dataset", nargs="?", type=Path, default=DEFAULT_DATASET)
+    parser.add_argument("--engine", choices=("edge", "local"), default="edge")
     args = parser.parse_args()
     if not (args.dataset / "courses").is_dir():
         print(f"no courses/ folder under {args.dataset}", file=sys.stderr)
         return 2
-    asyncio.run(run(args.dataset))
+    asyncio.run(run(args.dataset, args.engine))
     return 0
 
 

@@ -1,7 +1,7 @@
 """Query latency on one 10,000-chunk course, without the LLM: embed the question, hybrid
-search in Qdrant (local mode, on disk), rerank. Prints p50/p95/mean in ms per stage and in
-total, for the default variant and the same fusion with reranking switched the other way
-(or the --variant given).
+search in Qdrant (embedded on disk: Qdrant Edge, or local mode with --engine local), rerank.
+Prints p50/p95/mean in ms per stage and in total, for the default variant and the same fusion
+with reranking switched the other way (or the --variant given).
 
 Material: the syllabusqa-dev PDFs, loaded and chunked by the real ingestion pipeline and
 embedded with the bundled model (cached under /tmp), repeated with small variations up to
@@ -10,7 +10,7 @@ which embeds every varied chunk for real (about 6 minutes for 10,000; cached too
 Questions: the dataset's student questions. Without the dataset: synthetic sentences.
 
 Run: python bench/query.py [--dataset DIR] [--chunks 10000] [--queries 200] [--exact]
-[--variant NAME ...] [--reranker-model DIR] [--qdrant-url URL]"""
+[--variant NAME ...] [--reranker-model DIR] [--engine edge|local] [--qdrant-url URL]"""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from qdrant_client import AsyncQdrantClient, models
 
 from core.context import Context, Role
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
-from core.index import ChunkIndex, SearchHit, SparseEncoder, Visibility
+from core.index import ChunkIndex, EdgeQdrantClient, SearchHit, SparseEncoder, Visibility
 from core.index import fields as f
 from core.reranking import CrossEncoderReranker, EmbeddingReranker, Reranker
 from core.retrieval import DEFAULT_VARIANT, VARIANTS, Retriever
@@ -224,10 +224,14 @@ async def exact_vectors(texts: list[str], embedder: MiniLMOnnxEmbedder) -> np.nd
 
 
 async def build_index(
-    client: AsyncQdrantClient, server: bool, texts: list[str], vectors: np.ndarray
+    client: AsyncQdrantClient | EdgeQdrantClient,
+    server: bool,
+    payload_indexes: bool,
+    texts: list[str],
+    vectors: np.ndarray,
 ) -> ChunkIndex:
     collection = f"coursebot-bench-{uuid.uuid4().hex[:8]}" if server else "bench"
-    index = ChunkIndex(client, collection, vectors.shape[1], payload_indexes=server)
+    index = ChunkIndex(client, collection, vectors.shape[1], payload_indexes=payload_indexes)
     await index.ensure()
     sparse = SparseEncoder()
     batch: list[models.PointStruct] = []
@@ -339,11 +343,18 @@ async def run(args: argparse.Namespace) -> None:
     variants = args.variant or [DEFAULT_VARIANT, counterpart(DEFAULT_VARIANT)]
     with tempfile.TemporaryDirectory(prefix="coursebot-bench-") as tmp:
         server = args.qdrant_url is not None
-        client = AsyncQdrantClient(url=args.qdrant_url) if server else AsyncQdrantClient(path=tmp)
+        client: AsyncQdrantClient | EdgeQdrantClient
+        if server:
+            client, where = AsyncQdrantClient(url=args.qdrant_url), f"server {args.qdrant_url}"
+        elif args.engine == "edge":
+            client, where = EdgeQdrantClient(Path(tmp)), "Edge on disk"
+        else:
+            client, where = AsyncQdrantClient(path=tmp), "local mode on disk"
+        # Payload indexes as the factory sets them: everywhere but local mode.
+        indexed = server or args.engine == "edge"
         started = time.perf_counter()
-        index = await build_index(client, server, texts, vectors)
+        index = await build_index(client, server, indexed, texts, vectors)
         built = time.perf_counter() - started
-        where = f"server {args.qdrant_url}" if server else "local mode on disk"
         print(f"material: {how}")
         print(f"index: Qdrant {where}, {len(texts)} chunks in one course, built in {built:.1f}s")
         print(
@@ -354,7 +365,7 @@ async def run(args: argparse.Namespace) -> None:
             for variant in dict.fromkeys(variants):
                 report(variant, await time_variant(variant, index, embedder, reranker, questions))
         finally:
-            if server:
+            if isinstance(client, AsyncQdrantClient) and server:
                 await client.delete_collection(index.collection)
             await index.close()
 
@@ -369,7 +380,13 @@ def main() -> int:
     parser.add_argument("--exact", action="store_true", help="embed every chunk (slow; cached)")
     parser.add_argument("--variant", action="append", choices=sorted(VARIANTS))
     parser.add_argument("--reranker-model", type=Path, help="a cross-encoder folder")
-    parser.add_argument("--qdrant-url", help="time a Qdrant server instead of local mode")
+    parser.add_argument(
+        "--engine",
+        choices=("edge", "local"),
+        default="edge",
+        help="embedded engine when no --qdrant-url: Qdrant Edge or qdrant-client's local mode",
+    )
+    parser.add_argument("--qdrant-url", help="time a Qdrant server instead of an embedded engine")
     asyncio.run(run(parser.parse_args()))
     return 0
 

@@ -21,7 +21,7 @@ from core.embedding.embedder import Embedder
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.embedding.ollama_embedder import OllamaEmbedder
 from core.exercises import Grader
-from core.index import ChunkIndex, SparseEncoder
+from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from core.llm import ChatModel, OllamaChatModel
 from core.mistakes import MistakeLog
 from core.permissions import RoleGrants
@@ -37,10 +37,12 @@ from ingestion.pipeline import Ingestor
 log = structlog.get_logger(__name__)
 
 
-def qdrant_client(settings: Settings) -> AsyncQdrantClient:
+def qdrant_client(settings: Settings) -> AsyncQdrantClient | EdgeQdrantClient:
     if settings.qdrant_url is not None:
         api_key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         return AsyncQdrantClient(url=str(settings.qdrant_url), api_key=api_key)
+    if settings.qdrant_embedded == "edge":
+        return EdgeQdrantClient(settings.data_dir / "qdrant-edge")
     path = settings.data_dir / "qdrant"
     path.mkdir(parents=True, exist_ok=True)
     return AsyncQdrantClient(path=str(path))
@@ -75,7 +77,9 @@ async def open_index(settings: Settings, dimensions: int) -> ChunkIndex:
         qdrant_client(settings),
         settings.qdrant_collection,
         dimensions,
-        payload_indexes=settings.qdrant_url is not None,
+        # Edge filters through them like a server: ~3 ms instead of ~60-150 ms per filtered
+        # query on 10,000 chunks. Only local mode goes without (it scans, and warns).
+        payload_indexes=settings.qdrant_url is not None or settings.qdrant_embedded == "edge",
     )
     try:
         await index.ensure()

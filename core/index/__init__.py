@@ -8,6 +8,8 @@ from core.index.chunk_index import (
     SearchHit,
     SearchMode,
 )
+from core.index.edge_client import EdgeQdrantClient
+from core.index.edge_models import UntranslatableModelError
 from core.index.fields import Visibility
 from core.index.sparse import SparseEncoder, SparseVector
 from core.index.tenant import tenant_filter
@@ -16,11 +18,13 @@ __all__ = [
     "ChunkIndex",
     "ChunkRecord",
     "DocumentSummary",
+    "EdgeQdrantClient",
     "IndexMismatchError",
     "SearchHit",
     "SearchMode",
     "SparseEncoder",
     "SparseVector",
+    "UntranslatableModelError",
     "Visibility",
     "tenant_filter",
 ]

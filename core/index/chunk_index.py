@@ -13,6 +13,7 @@ from qdrant_client import AsyncQdrantClient, models
 
 from core.context import Context
 from core.index import fields as f
+from core.index.edge_client import EdgeQdrantClient
 from core.index.sparse import SparseVector
 from core.index.tenant import course_filter, tenant_filter
 
@@ -94,7 +95,7 @@ def _dense_of(vector: Any) -> tuple[float, ...] | None:
 class ChunkIndex:
     def __init__(
         self,
-        client: AsyncQdrantClient,
+        client: AsyncQdrantClient | EdgeQdrantClient,
         collection: str,
         dimensions: int,
         payload_indexes: bool = True,
