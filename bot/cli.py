@@ -31,7 +31,7 @@ from bot.telegram.cli import add_command as add_telegram_command
 from config import Settings, SettingsError, configure_logging, load_settings
 from core.evaluation import DatasetError, EvalOptions, load_dataset, open_evaluation
 from core.factory import open_core
-from core.index import IndexMismatchError
+from core.index import IndexInUseError, IndexMismatchError
 from core.replies import ErrorReply
 from core.retrieval import DEFAULT_VARIANT, VARIANTS
 from ingestion.loaders import supported_types
@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(run(args, settings))
     except KeyboardInterrupt:
         return 130
-    except IndexMismatchError as error:
+    except (IndexMismatchError, IndexInUseError) as error:
         print(f"coursebot: {error}", file=sys.stderr)
         return 2
 

@@ -8,7 +8,7 @@ from core.index.chunk_index import (
     SearchHit,
     SearchMode,
 )
-from core.index.edge_client import EdgeQdrantClient
+from core.index.edge_client import EdgeQdrantClient, IndexInUseError
 from core.index.edge_models import UntranslatableModelError
 from core.index.fields import Visibility
 from core.index.sparse import SparseEncoder, SparseVector
@@ -19,6 +19,7 @@ __all__ = [
     "ChunkRecord",
     "DocumentSummary",
     "EdgeQdrantClient",
+    "IndexInUseError",
     "IndexMismatchError",
     "SearchHit",
     "SearchMode",

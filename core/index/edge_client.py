@@ -243,13 +243,30 @@ class EdgeQdrantClient:
             if collection_name not in self._shards:
                 if not (directory / PARAMS_FILE).is_file():
                     raise ValueError(f"Collection {collection_name} not found")
-                loaded = await asyncio.to_thread(edge.EdgeShard.load, str(directory))
+                loaded = await asyncio.to_thread(_load, directory)
                 self._shards[collection_name] = loaded
             return self._shards[collection_name]
 
     async def _run(self, collection_name: str, call: Callable[[edge.EdgeShard], T]) -> T:
         shard = await self._shard(collection_name)
         return await asyncio.to_thread(call, shard)
+
+
+class IndexInUseError(RuntimeError):
+    """Another process has the shard open: Edge, like local mode, serves one process."""
+
+
+def _load(directory: Path) -> edge.EdgeShard:
+    try:
+        return edge.EdgeShard.load(str(directory))
+    except Exception as error:
+        # Edge reports a held lock only through this text (no error type of its own).
+        if "WouldBlock" in str(error):
+            raise IndexInUseError(
+                f"the index in {directory} is open in another coursebot process; stop that "
+                "process first, or share a Qdrant server between them (COURSEBOT_QDRANT_URL)"
+            ) from None
+        raise
 
 
 def _flush_and_close(shard: edge.EdgeShard) -> None:

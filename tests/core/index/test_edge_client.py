@@ -4,6 +4,8 @@ against both engines, and searches and filters are compared hit for hit, score f
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import tempfile
 import uuid
 from collections.abc import AsyncIterator
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 from qdrant_client import AsyncQdrantClient, models
 from support.embedders import HashEmbedder
 from support.material import Passage, add_passages
+from support.paths import REPO_ROOT
 
 from config import Settings
 from core.context import Context
@@ -647,3 +650,31 @@ async def test_requests_it_cannot_translate_are_refused(tmp_path: Path) -> None:
             )
     finally:
         await chunks.close()
+
+
+async def test_a_shard_open_in_another_process_is_reported_plainly(tmp_path: Path) -> None:
+    client = EdgeQdrantClient(tmp_path)
+    index = ChunkIndex(client, "held", 8)
+    await index.ensure()
+    holder = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import asyncio, sys\n"
+            "from pathlib import Path\n"
+            "from core.index import EdgeQdrantClient, IndexInUseError\n"
+            "async def main():\n"
+            "    try:\n"
+            "        await EdgeQdrantClient(Path(sys.argv[1])).count('held')\n"
+            "    except IndexInUseError as error:\n"
+            "        print(error)\n"
+            "asyncio.run(main())\n",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=60,
+    )
+    await index.close()
+    assert "open in another coursebot process" in holder.stdout, holder.stderr
