@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+import aiohttp
 import discord
 
 from bot.common.arguments import positive_int
@@ -100,6 +101,10 @@ async def run_discord(args: argparse.Namespace, settings: Settings) -> int:
         except discord.LoginFailure:
             print("coursebot: Discord refused COURSEBOT_DISCORD_TOKEN", file=sys.stderr)
             return 2
+        except (aiohttp.ClientError, OSError) as error:
+            # discord.py retries a dropped connection itself; this is a failed first contact.
+            print(f"coursebot: cannot reach Discord: {error}", file=sys.stderr)
+            return 1
     return 0
 
 

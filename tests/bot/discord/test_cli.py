@@ -6,6 +6,7 @@ import argparse
 
 import discord
 import pytest
+from pydantic import SecretStr
 
 from bot.discord.cli import add_command, run_discord
 from bot.discord.client import CourseClient, ShardedCourseClient, build_client
@@ -86,3 +87,14 @@ async def test_one_client_or_a_subset_of_shards_share_the_same_commands(bot, set
     # One replica publishes the commands: the one running shard 0.
     assert [c.syncs_commands for c in (single, replica, first)] == [True, False, True]
     assert not single.intents.message_content  # no privileged intent
+
+
+async def test_an_unreachable_discord_is_one_clear_line(settings, capsys, monkeypatch) -> None:
+    # Nothing listens on port 9 of the loopback: the first request is refused.
+    monkeypatch.setattr(discord.http.Route, "BASE", "http://127.0.0.1:9/api/v10")
+    token = settings.model_copy(update={"discord_token": SecretStr("not-a-real-token")})
+    args = parser().parse_args(["discord"])
+    assert await run_discord(args, token) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("coursebot: cannot reach Discord:")
+    assert "Traceback" not in err
