@@ -40,7 +40,7 @@ from ingestion.schedule import FolderWatch, build_scheduler, parse_interval
 
 DESCRIPTION = """coursebot: a study assistant answering from your course material, with citations.
 
-With nothing configured it runs on this machine alone (Qdrant local mode and SQLite under
+With nothing configured it runs on this machine alone (Qdrant in-process and SQLite under
 COURSEBOT_DATA_DIR, in-process sessions, a bundled embedding model, quoted answers).
 Set COURSEBOT_* variables or a .env file to use Qdrant, Redis, PostgreSQL and Ollama servers;
 `coursebot config` shows the effective settings."""
@@ -308,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--index",
         type=Path,
         metavar="DIR",
-        help="keep the index in DIR (a data dir, Qdrant local mode) and reuse it next time; "
+        help="keep the index in DIR (a data dir, embedded Qdrant) and reuse it next time; "
         "default: a temporary one",
     )
     evaluate.add_argument(

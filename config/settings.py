@@ -1,6 +1,6 @@
 """Typed settings from the environment (prefix COURSEBOT_) and an optional .env file.
 
-Every external service is optional: unset means the embedded default (Qdrant local mode,
+Every external service is optional: unset means the embedded default (Qdrant in-process,
 SQLite, in-process sessions, the bundled embedding model, extractive answers)."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(Path(".coursebot"), description="Local state: Qdrant, SQLite.")
 
-    qdrant_url: HttpUrl | None = Field(None, description="Qdrant server; unset = local mode.")
+    qdrant_url: HttpUrl | None = Field(None, description="Qdrant server; unset = embedded.")
     qdrant_api_key: SecretStr | None = None
     qdrant_collection: str = Field("coursebot_chunks", min_length=1)
     qdrant_embedded: Literal["edge", "local"] = Field(

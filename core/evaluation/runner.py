@@ -138,7 +138,7 @@ def _question(line: str, where: str) -> EvalQuestion:
 
 
 def eval_settings(settings: Settings, data_dir: Path) -> Settings:
-    """The settings with the index in `data_dir`, in Qdrant local mode, and sessions in the
+    """The settings with the index in `data_dir`, in embedded Qdrant, and sessions in the
     process (the questions' conversations must not reach a shared Redis)."""
     update = {"data_dir": data_dir, "qdrant_url": None, "qdrant_api_key": None, "redis_url": None}
     return settings.model_copy(update=update)
@@ -205,7 +205,7 @@ async def open_evaluation(
     dataset: EvalDataset, settings: Settings, options: EvalOptions
 ) -> AsyncIterator[Evaluation]:
     """The core on the evaluation's own index: in `options.index_dir`, or a temporary data dir
-    removed on exit. Qdrant runs in local mode either way."""
+    removed on exit. Qdrant runs embedded either way."""
     if options.variant not in VARIANTS:
         raise ValueError(f"unknown retrieval variant {options.variant!r}")
     keep = options.index_dir
