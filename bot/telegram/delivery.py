@@ -67,18 +67,10 @@ async def _send(bot: Bot, target: Target, item: Outgoing, reply: ReplyParameters
                 reply_parameters=reply,
                 link_preview_options=NO_PREVIEW,
             )
-        case FileMessage(as_photo=True):
-            return await bot.send_photo(
-                chat,
-                item.content,
-                filename=item.file_name,
-                caption=item.caption or None,
-                parse_mode=PARSE_MODE,
-                message_thread_id=thread,
-                reply_parameters=reply,
-            )
         case FileMessage():
-            return await bot.send_document(
+            # A chart is shown inline as a photo; anything else arrives as a file.
+            send_file = bot.send_photo if item.as_photo else bot.send_document
+            return await send_file(
                 chat,
                 item.content,
                 filename=item.file_name,
