@@ -17,6 +17,7 @@ from support.paths import REDIS_URL, SAMPLE_COURSE, SHARED_DATASETS  # noqa: F40
 from config import Settings
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.index import ChunkIndex
+from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
 
 
 @pytest.fixture(autouse=True)
@@ -71,3 +72,11 @@ def sample_course() -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def postgres_databases() -> Iterator[PostgresDatabases]:
     yield from postgres_databases_for_session()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def session_store(
+    request: pytest.FixtureRequest, redis_client: Redis
+) -> AsyncIterator[SessionStore]:
+    """Each session store in turn: in-process, and real Redis (keys under this test's prefix)."""
+    yield MemorySessionStore() if request.param == "memory" else RedisSessionStore(redis_client)

@@ -7,20 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from qdrant_client import AsyncQdrantClient
+from support.clock import FakeClock
 from support.embedders import HashEmbedder
 
 from bot.common.progress import ProgressMessage
 from bot.common.wording import progress_text
 from core.index import ChunkIndex, SparseEncoder
 from ingestion.pipeline import Ingestor, IngestProgress, SourceFile
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Edits:

@@ -3,35 +3,18 @@ messages: the same contract in process memory and in real Redis (under a test pr
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from redis.asyncio import Redis
+from support.clock import FakeClock
 
 from core.context import Context
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore, session_key
 from core.uploads import EXPECT_FILES_FOR_S, ExpectedUploads
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest, redis_client: Redis) -> AsyncIterator[SessionStore]:
-    if request.param == "memory":
-        yield MemorySessionStore()
-    else:
-        yield RedisSessionStore(redis_client)
-
-
 @pytest.fixture
-def uploads(store: SessionStore, redis_prefix: str) -> ExpectedUploads:
-    return ExpectedUploads(store, redis_prefix)
+def uploads(session_store: SessionStore, redis_prefix: str) -> ExpectedUploads:
+    return ExpectedUploads(session_store, redis_prefix)
 
 
 def ctx(user: str = "telegram:42", chat: str | None = "-100", course: str = "calc101") -> Context:
@@ -73,9 +56,11 @@ async def test_announcements_are_per_user_chat_and_course(uploads: ExpectedUploa
     assert await uploads.pending(other_platform) is None
 
 
-async def test_prefixes_keep_deployments_apart(store: SessionStore, redis_prefix: str) -> None:
-    await ExpectedUploads(store, redis_prefix).expect(ctx(), private=True)
-    assert await ExpectedUploads(store, f"{redis_prefix}:other").pending(ctx()) is None
+async def test_prefixes_keep_deployments_apart(
+    session_store: SessionStore, redis_prefix: str
+) -> None:
+    await ExpectedUploads(session_store, redis_prefix).expect(ctx(), private=True)
+    assert await ExpectedUploads(session_store, f"{redis_prefix}:other").pending(ctx()) is None
 
 
 async def test_announcement_expires_after_ten_minutes_in_memory() -> None:
