@@ -11,6 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from limits import RateLimitItem, parse_many
 from pydantic import (
     Field,
     HttpUrl,
@@ -39,6 +40,19 @@ class ModelRole(StrEnum):
 
 class SettingsError(Exception):
     """A setting is missing or malformed; the message is one line meant for the operator."""
+
+
+def parse_rate(rate: str) -> RateLimitItem:
+    """One rate in `limits` notation ("20/minute", "5 per 10 seconds"), or a ValueError."""
+    try:
+        items = list(parse_many(rate))
+    except ValueError:
+        raise ValueError("expected a rate like '20/minute' or '5 per 10 seconds'") from None
+    if len(items) != 1:
+        raise ValueError("expected one rate, like '20/minute', not several")
+    if items[0].amount < 1:
+        raise ValueError("the rate must allow at least one message")
+    return items[0]
 
 
 class Settings(BaseSettings):
@@ -93,6 +107,19 @@ class Settings(BaseSettings):
         dict[str, dict[Literal["instructor", "moderator"], tuple[str, ...]]], NoDecode
     ] = Field(default_factory=dict)
 
+    # Who may create a new course by binding a chat to a course id nobody has used yet: any
+    # admin of that chat, or only site staff (instructors of "*" in COURSEBOT_COURSE_ROLES).
+    course_creation: Literal["chat_admins", "site_staff"] = "chat_admins"
+
+    # Messages one person may send, counted over a moving window and shared through Redis
+    # when it is configured. 20 a minute is far above a student typing questions (one every
+    # few seconds at most, even stepping through an exercise or tapping quiz buttons) and
+    # leaves room for a pasted burst, yet caps a flood or a script at 20 answers a minute.
+    rate_limit: str = "20/minute"
+    max_question_chars: int = Field(
+        2000, gt=0, description="Longest question or answer accepted, in characters."
+    )
+
     max_upload_mb: float = Field(50, gt=0)
     log_format: Literal["auto", "console", "json"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
@@ -131,6 +158,12 @@ class Settings(BaseSettings):
             for role, members in roles.items():
                 merged[role] = (*merged.get(role, ()), *members)
         return folded
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _rate_parses(cls, value: str) -> str:
+        parse_rate(value)
+        return value.strip()
 
     @field_validator("reranker_model_path")
     @classmethod

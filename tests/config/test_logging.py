@@ -56,3 +56,28 @@ def test_console_format_is_human_readable() -> None:
     line = stream.getvalue()
     assert "sessions are in-process" in line
     assert not line.lstrip().startswith("{")
+
+
+def test_log_lines_never_carry_url_encoded_secrets_or_credential_parameters() -> None:
+    settings = load_settings(env_file=None, log_format="json", telegram_token="123:SECRETxyz")
+    stream = io.StringIO()
+    configure_logging(settings, stream=stream)
+
+    logging.getLogger("httpx").warning(
+        "HTTP Request: POST https://api.telegram.org/bot123%3ASECRETxyz/getMe failed"
+    )
+    logging.getLogger("telegram.ext").error(
+        "retrying https://api.telegram.org/bot123%3aSECRETxyz/getUpdates"
+    )
+    structlog.get_logger("test").info(
+        "calling", url="https://api.example.com/v1/search?q=x&api_key=abc-key-value&page=2"
+    )
+    structlog.get_logger("test").info("calling https://h/x?Token=tok-value&API_KEY=k2-value")
+
+    output = stream.getvalue()
+    lines = [json.loads(line) for line in output.splitlines()]
+    assert len(lines) == 4
+    for secret in ("SECRETxyz", "abc-key-value", "tok-value", "k2-value"):
+        assert secret not in output
+    assert "https://api.telegram.org/bot***/getMe" in lines[0]["event"]
+    assert lines[2]["url"] == "https://api.example.com/v1/search?q=x&api_key=***&page=2"

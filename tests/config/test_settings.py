@@ -18,6 +18,22 @@ def test_defaults_are_the_embedded_engines() -> None:
     assert settings.max_upload_bytes == 50 * 1024 * 1024
 
 
+def test_abuse_limits_have_defaults_and_read_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    defaults = load_settings(env_file=None)
+    assert defaults.rate_limit == "20/minute"
+    assert defaults.max_question_chars == 2000
+    assert defaults.course_creation == "chat_admins"
+    monkeypatch.setenv("COURSEBOT_RATE_LIMIT", "5 per 10 seconds")
+    monkeypatch.setenv("COURSEBOT_MAX_QUESTION_CHARS", "4000")
+    monkeypatch.setenv("COURSEBOT_COURSE_CREATION", "site_staff")
+    settings = load_settings(env_file=None)
+    assert settings.rate_limit == "5 per 10 seconds"
+    assert settings.max_question_chars == 4000
+    assert settings.course_creation == "site_staff"
+
+
 def test_reads_prefixed_environment_and_short_model_list(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COURSEBOT_REDIS_URL", "redis://127.0.0.1:6379/3")
     monkeypatch.setenv("COURSEBOT_OLLAMA_HOST", "http://127.0.0.1:11434")
@@ -52,6 +68,10 @@ def test_reads_dot_env_file(tmp_path: Path) -> None:
         ("COURSEBOT_OLLAMA_MODELS", "answer=a,summarise=b", "unknown model role 'summarise'"),
         ("COURSEBOT_MAX_UPLOAD_MB", "-1", "bad setting COURSEBOT_MAX_UPLOAD_MB"),
         ("COURSEBOT_REDIS_URI", "redis://x", "unknown setting COURSEBOT_REDIS_URI"),
+        ("COURSEBOT_RATE_LIMIT", "plenty", "bad setting COURSEBOT_RATE_LIMIT: expected a rate"),
+        ("COURSEBOT_RATE_LIMIT", "1/second;5/minute", "expected one rate"),
+        ("COURSEBOT_MAX_QUESTION_CHARS", "0", "bad setting COURSEBOT_MAX_QUESTION_CHARS"),
+        ("COURSEBOT_COURSE_CREATION", "anyone", "bad setting COURSEBOT_COURSE_CREATION"),
     ],
 )
 def test_bad_setting_is_one_clear_line(

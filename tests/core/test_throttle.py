@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+from redis.asyncio import Redis
+from support.paths import REDIS_URL
+
+from config import load_settings
+from core.throttle import THROTTLED_MESSAGE, RequestThrottle
+
+ThrottleFactory = Callable[[str], RequestThrottle]
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def make_throttle(
+    request: pytest.FixtureRequest, redis_client: Redis, redis_prefix: str
+) -> AsyncIterator[ThrottleFactory]:
+    """Throttles on in-process storage, or on real Redis under this test's own key prefix
+    (all throttles a test makes share that Redis, as replicas would)."""
+    made: list[RequestThrottle] = []
+
+    def make(rate: str) -> RequestThrottle:
+        redis_url = REDIS_URL if request.param == "redis" else None
+        throttle = RequestThrottle(rate, redis_url=redis_url, prefix=redis_prefix)
+        made.append(throttle)
+        return throttle
+
+    yield make
+    for throttle in made:
+        await throttle.close()
+
+
+async def test_messages_within_the_limit_are_allowed(make_throttle: ThrottleFactory) -> None:
+    throttle = make_throttle("3/minute")
+    verdicts = [await throttle.check("telegram:42") for _ in range(3)]
+    assert all(v.allowed and not v.tell for v in verdicts)
+
+
+async def test_message_over_the_limit_is_refused_with_a_wait(
+    make_throttle: ThrottleFactory,
+) -> None:
+    throttle = make_throttle("2/minute")
+    await throttle.check("telegram:42")
+    await throttle.check("telegram:42")
+    verdict = await throttle.check("telegram:42")
+    assert not verdict.allowed
+    assert 0 < verdict.retry_after_s <= 60
+
+
+async def test_a_flood_is_told_once_per_window(make_throttle: ThrottleFactory) -> None:
+    throttle = make_throttle("2/second")
+    first = [await throttle.check("discord:7") for _ in range(6)]
+    assert [v.allowed for v in first] == [True, True, False, False, False, False]
+    assert [v.tell for v in first] == [False, False, True, False, False, False]
+
+    await asyncio.sleep(1.1)  # the window (one second) has passed
+    second = [await throttle.check("discord:7") for _ in range(4)]
+    assert [v.allowed for v in second] == [True, True, False, False]
+    assert [v.tell for v in second] == [False, False, True, False]
+
+
+async def test_another_user_is_not_affected(make_throttle: ThrottleFactory) -> None:
+    throttle = make_throttle("1/minute")
+    await throttle.check("telegram:42")
+    assert not (await throttle.check("telegram:42")).allowed
+    assert (await throttle.check("telegram:43")).allowed
+    assert (await throttle.check("discord:42")).allowed
+
+
+async def test_reset_lifts_the_throttle(make_throttle: ThrottleFactory) -> None:
+    throttle = make_throttle("1/minute")
+    await throttle.check("telegram:42")
+    await throttle.reset("telegram:42")
+    assert (await throttle.check("telegram:42")).allowed
+
+
+async def test_throttles_on_one_redis_share_counts_and_the_told_flag(
+    redis_client: Redis, redis_prefix: str
+) -> None:
+    replica_a = RequestThrottle("2/minute", redis_url=REDIS_URL, prefix=redis_prefix)
+    replica_b = RequestThrottle("2/minute", redis_url=REDIS_URL, prefix=redis_prefix)
+    try:
+        assert (await replica_a.check("telegram:42")).allowed
+        assert (await replica_b.check("telegram:42")).allowed
+        refused_b = await replica_b.check("telegram:42")
+        refused_a = await replica_a.check("telegram:42")
+        assert not refused_a.allowed and not refused_b.allowed
+        assert refused_b.tell and not refused_a.tell
+        keys = [key async for key in redis_client.scan_iter(f"{redis_prefix}:throttle:*")]
+        assert keys and all("telegram:42" in key for key in keys)
+    finally:
+        await replica_a.close()
+        await replica_b.close()
+
+
+async def test_deployments_with_different_prefixes_do_not_share_counts(
+    redis_client: Redis, redis_prefix: str
+) -> None:
+    ours = RequestThrottle("1/minute", redis_url=REDIS_URL, prefix=f"{redis_prefix}:one")
+    theirs = RequestThrottle("1/minute", redis_url=REDIS_URL, prefix=f"{redis_prefix}:two")
+    try:
+        assert (await ours.check("telegram:42")).allowed
+        assert (await theirs.check("telegram:42")).allowed
+    finally:
+        await ours.close()
+        await theirs.close()
+
+
+async def test_unreachable_redis_lets_messages_through() -> None:
+    throttle = RequestThrottle("1/minute", redis_url="redis://127.0.0.1:1/0")
+    try:
+        assert (await throttle.check("telegram:42")).allowed
+        assert (await throttle.check("telegram:42")).allowed
+    finally:
+        await throttle.close()
+
+
+async def test_from_settings_uses_the_configured_rate_and_prefix(redis_prefix: str) -> None:
+    settings = load_settings(
+        env_file=None, rate_limit="1 per 10 seconds", redis_url=REDIS_URL, redis_prefix=redis_prefix
+    )
+    throttle = RequestThrottle.from_settings(settings)
+    try:
+        assert throttle.shared
+        assert (await throttle.check("telegram:42")).allowed
+        assert not (await throttle.check("telegram:42")).allowed
+    finally:
+        await throttle.reset("telegram:42")
+        await throttle.close()
+
+
+def test_the_polite_reply_asks_to_wait() -> None:
+    assert "wait" in THROTTLED_MESSAGE
