@@ -48,7 +48,7 @@ async def run(dataset: Path, engine: str) -> None:
     courses = sorted(p for p in (dataset / "courses").iterdir() if p.is_dir())
     embedder = TimedEmbedder(MiniLMOnnxEmbedder())
     with tempfile.TemporaryDirectory() as tmp:
-        # The embedded engine as the factory configures it: Edge with payload indexes.
+        # The embedded engine as the composition root configures it: Edge with payload indexes.
         edge = engine == "edge"
         client = EdgeQdrantClient(Path(tmp)) if edge else AsyncQdrantClient(path=tmp)
         index = ChunkIndex(client, "bench", embedder.dimensions, payload_indexes=edge)

@@ -350,7 +350,7 @@ async def run(args: argparse.Namespace) -> None:
             client, where = EdgeQdrantClient(Path(tmp)), "Edge on disk"
         else:
             client, where = AsyncQdrantClient(path=tmp), "local mode on disk"
-        # Payload indexes as the factory sets them: everywhere but local mode.
+        # Payload indexes as the composition root sets them: everywhere but local mode.
         indexed = server or args.engine == "edge"
         started = time.perf_counter()
         index = await build_index(client, server, indexed, texts, vectors)

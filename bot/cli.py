@@ -15,6 +15,7 @@ from typing import Any
 from rich.console import Console
 
 from bot.common.arguments import positive_int
+from bot.composition import open_core
 from bot.console.eval_report import (
     question_progress_bar,
     render_header,
@@ -25,14 +26,15 @@ from bot.console.eval_report import (
 )
 from bot.console.progress import ingest_progress_bar
 from bot.console.render import render, render_ingest_report
-from bot.console.repl import ask_once, console_context, run_chat, stdin_reader
+from bot.console.repl import ConsoleSpeaker, ask_once, run_chat, stdin_reader, write
 from bot.discord.cli import add_command as add_discord_command
+from bot.evaluation import DatasetError, EvalOptions, load_dataset, open_evaluation
 from bot.telegram.cli import add_command as add_telegram_command
 from config import Settings, SettingsError, configure_logging, load_settings
-from core.evaluation import DatasetError, EvalOptions, load_dataset, open_evaluation
-from core.factory import open_core
+from core.commands import ParsedCommand
+from core.errors import UserFacingError
 from core.index import IndexInUseError, IndexMismatchError
-from core.replies import ErrorReply
+from core.replies import ErrorReply, Reply
 from core.retrieval import DEFAULT_VARIANT, VARIANTS
 from ingestion.loaders import supported_types
 from ingestion.pipeline import IngestReport, discover
@@ -58,24 +60,23 @@ async def cmd_config(_args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     async with open_core(settings) as bot:
-        await run_chat(bot, args.course, args.user, stdin_reader, sys.stdout)
+        await run_chat(bot, _speaker(args), stdin_reader, sys.stdout)
     return 0
 
 
 async def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     async with open_core(settings) as bot:
-        ok = await ask_once(bot, args.course, args.user, " ".join(args.question), sys.stdout)
+        ok = await ask_once(bot, _speaker(args), " ".join(args.question), sys.stdout)
     return 0 if ok else 1
 
 
 async def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     sources, missing = discover(args.paths)
     owner = args.owner if args.private else None
-    ctx = console_context(args.course, owner or "console")
     console = Console(stderr=True)
     async with open_core(settings) as bot:
         with ingest_progress_bar(console) as show:
-            report = await bot.ingest(ctx, sources, on_progress=show, private=args.private)
+            report = await bot.ingest_files(args.course, sources, owner=owner, on_progress=show)
     report.results[:0] = missing
     print(render_ingest_report(report))
     return 1 if report.failed else 0
@@ -83,28 +84,48 @@ async def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 async def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
     async with open_core(settings) as bot:
-        print(render(await bot.sources(console_context(args.course, args.user))))
-    return 0
+        response = await bot.handle(_speaker(args).request(command=ParsedCommand("sources")))
+    write(response, sys.stdout)
+    return _exit_code(response.replies)
 
 
 async def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
-    private = args.owner is not None
-    ctx = console_context(args.course, args.owner or "console")
+    speaker = ConsoleSpeaker(args.course, args.owner or "console")
+    argument = f"--private {args.document}" if args.owner else args.document
     async with open_core(settings) as bot:
-        replies = await bot.handle_call(ctx, bot.forget(ctx, args.document, private=private))
-    for reply in replies:
-        print(render(reply))
-    return 1 if any(isinstance(r, ErrorReply) for r in replies) else 0
+        response = await bot.handle(speaker.request(command=ParsedCommand("forget", argument)))
+    write(response, sys.stdout)
+    return _exit_code(response.replies)
+
+
+async def cmd_course(args: argparse.Namespace, settings: Settings) -> int:
+    async with open_core(settings) as bot:
+        try:
+            if args.action == "create":
+                reply: Reply = await bot.create_course(args.course, args.instructor)
+            else:
+                reply = await bot.transfer_course(args.course, args.instructor)
+        except UserFacingError as error:
+            reply = ErrorReply(str(error))
+    print(render(reply))
+    return _exit_code([reply])
+
+
+def _speaker(args: argparse.Namespace) -> ConsoleSpeaker:
+    return ConsoleSpeaker(args.course, args.user, group=getattr(args, "group", False))
+
+
+def _exit_code(replies: object) -> int:
+    return 1 if any(isinstance(r, ErrorReply) for r in replies) else 0  # type: ignore[attr-defined]
 
 
 async def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
     watch = FolderWatch(args.course, tuple(args.paths), args.every)
-    ctx = console_context(args.course, "scheduler")
     async with open_core(settings) as bot:
 
         async def run(job: FolderWatch) -> IngestReport:
             sources, missing = discover(list(job.paths))
-            report = await bot.ingest(ctx, sources)
+            report = await bot.ingest_files(job.course_id, sources, by="scheduler")
             report.results[:0] = missing
             print(render_ingest_report(report), flush=True)
             return report
@@ -223,6 +244,11 @@ def build_parser() -> argparse.ArgumentParser:
         "Exits 1 when the question could not be answered (for instance an empty course).",
     )
     _course_and_user(ask)
+    ask.add_argument(
+        "--group",
+        action="store_true",
+        help="ask as if in a group chat: the reply is seen by others, so no private notes",
+    )
     ask.add_argument("question", nargs="+", help="the question, quoted or as separate words")
     ask.set_defaults(run=cmd_ask)
 
@@ -319,6 +345,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.set_defaults(run=cmd_eval)
 
+    course = sub.add_parser(
+        "course",
+        help="create a course or hand it to another instructor",
+        description="Courses have their own staff. `create` makes a course with PRINCIPAL as "
+        "its first instructor; `transfer` hands an existing course to PRINCIPAL and removes "
+        "every earlier staff role (for a course created under the wrong hands). A principal "
+        "is a platform id: telegram:42, discord:1234, or a console user name.",
+    )
+    course.add_argument("action", choices=["create", "transfer"])
+    course.add_argument("course", metavar="ID", help="course id, e.g. calc101")
+    course.add_argument(
+        "--instructor", required=True, metavar="PRINCIPAL", help="who becomes its instructor"
+    )
+    course.set_defaults(run=cmd_course)
+
     add_telegram_command(sub)
     add_discord_command(sub)
     return parser
@@ -326,7 +367,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _course_and_user(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--course", required=True, help="course id, e.g. sample")
-    parser.add_argument("--user", default="console", help="your user id (default: console)")
+    parser.add_argument(
+        "--user",
+        default="console",
+        help="speak as this user id, with their roles and notes (default: console, the "
+        "operator, who holds every role)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,5 @@ from core.context import Context, Role
 from core.course_bot import CourseBot
 from core.errors import UserFacingError
 
-# The factory (core.factory.open_core) is imported from its module: it wires in ingestion,
-# which itself builds on core.
+# The composition root that builds the core from settings lives in bot/composition.py.
 __all__ = ["Context", "CourseBot", "Role", "UserFacingError"]

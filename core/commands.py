@@ -1,7 +1,8 @@
-"""The chat command vocabulary shared by every platform: names, usage and help text.
+"""The chat command vocabulary shared by every platform: names, usage, help text, and
+whether a command's reply is for the asker alone.
 
-Adapters use this table to register commands (Telegram command list, Discord slash commands)
-and the console parses lines with it, so a command is described once."""
+Adapters use this table to register commands (Telegram's command menu, Discord's slash
+commands) and the core parses chat lines with it, so a command is described once."""
 
 from __future__ import annotations
 
@@ -16,45 +17,81 @@ class CommandSpec:
     summary: str
     usage: str = ""
     role: Role = Role.STUDENT
+    # The reply is for the asker alone (ephemeral on Discord): it is about them, or refusals.
+    private: bool = False
+    # Shown only where the answer can be kept from the rest of a group.
+    confidential: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class ParsedCommand:
     name: str
-    argument: str
+    argument: str = ""
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("help", "show what I can do"),
+    CommandSpec("help", "show what I can do", private=True),
     CommandSpec("ask", "ask a question about the course", "QUESTION"),
-    CommandSpec("sources", "list the course's documents"),
+    CommandSpec("sources", "list the course's documents", private=True),
     CommandSpec("practice", "start a guided exercise", "TOPIC|ID"),
-    CommandSpec("hint", "get a hint for the current step"),
+    CommandSpec("answer", "answer the current step of your exercise", "ANSWER"),
+    CommandSpec("hint", "get a hint for the current step", private=True),
     CommandSpec("skip", "skip the current step (shows its solution)"),
-    CommandSpec("status", "where you are in the current exercise"),
+    CommandSpec("status", "where you are in the current exercise", private=True),
     CommandSpec("quit", "stop the current exercise"),
+    CommandSpec(
+        "course",
+        "choose the course of your direct messages, or join one by its code",
+        "COURSE | join CODE",
+        private=True,
+    ),
+    CommandSpec(
+        "notes",
+        "add files to your private notes, in a direct message (only you can see them)",
+        private=True,
+    ),
     CommandSpec(
         "mistakes",
         "the class's mistakes by skill, as a chart (and CSV)",
         "[--skill S] [--student U] [--csv]",
         Role.MODERATOR,
+        private=True,
+        confidential=True,
+    ),
+    CommandSpec("bind", "bind this chat to a course", "COURSE", Role.INSTRUCTOR),
+    CommandSpec(
+        "ingest", "add files to the course material (attach them)", "", Role.INSTRUCTOR, True
+    ),
+    CommandSpec("forget", "remove a document from the course", "DOCUMENT", Role.INSTRUCTOR, True),
+    CommandSpec(
+        "grant",
+        "give someone a role on this course",
+        "instructor|moderator USER",
+        Role.INSTRUCTOR,
+        True,
+    ),
+    CommandSpec(
+        "revoke",
+        "take a role on this course away",
+        "instructor|moderator USER",
+        Role.INSTRUCTOR,
+        True,
+    ),
+    CommandSpec("staff", "who teaches and moderates this course", "", Role.INSTRUCTOR, True),
+    CommandSpec(
+        "invite",
+        "the code students join this course with; `/invite open|closed`",
+        "[open|closed]",
+        Role.INSTRUCTOR,
+        True,
     ),
 )
 
-
-# Commands every chat adapter adds to the ones above: they need the platform (a chat to bind,
-# files to receive), so adapters handle them and then call the core.
-CHAT_COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("course", "choose the course your direct messages are about", "COURSE"),
-    CommandSpec("notes", "add files to your private notes (only you can see them)"),
-    CommandSpec("bind", "bind this chat to a course", "COURSE", Role.INSTRUCTOR),
-    CommandSpec("ingest", "add files to the course material", "", Role.INSTRUCTOR),
-    CommandSpec("forget", "remove a document from the course", "DOCUMENT", Role.INSTRUCTOR),
-)
+_BY_NAME = {spec.name: spec for spec in COMMANDS}
 
 
 def command_spec(name: str) -> CommandSpec | None:
-    return next((spec for spec in (*COMMANDS, *CHAT_COMMANDS) if spec.name == name), None)
+    return _BY_NAME.get(name)
 
 
 def parse_command(text: str) -> ParsedCommand | None:

@@ -6,6 +6,13 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 
+class Audience(StrEnum):
+    """Who will see a reply. The adapter reports it; the core decides what may appear there."""
+
+    PRIVATE = "private"  # the asker alone: a direct message, an ephemeral reply, a terminal
+    SHARED = "shared"  # others read it too: a group, a channel, a thread
+
+
 class Role(StrEnum):
     STUDENT = "student"
     INSTRUCTOR = "instructor"
@@ -27,6 +34,12 @@ class Context:
     chat_id: str | None = None
     locale: str = "en"
     message_id: str | None = None
+    # Shared unless an adapter says otherwise: the safe side for private notes.
+    audience: Audience = Audience.SHARED
+
+    @property
+    def private_audience(self) -> bool:
+        return self.audience is Audience.PRIVATE
 
     def has_role(self, role: Role) -> bool:
         return role in self.roles
@@ -40,11 +53,21 @@ class Member:
     """Who is asking, as their platform names them, before any course is known.
 
     `user_id` is platform-qualified (`telegram:42`, `discord:42`) so ids never collide across
-    platforms; `principals` adds what roles are granted to (`discord:role:TA`); `chat_admin`
-    is true for a Telegram group administrator or a Discord member with Manage Server."""
+    platforms; `principals` adds the ids roles may be granted to (`discord:role:1234`);
+    `role_names` the names of their roles in the server the request came from
+    (`discord:role:Teacher`), which count only where that server is bound to the course;
+    `chat_admin` is true for an administrator of the chat the request came from (a Telegram
+    group admin, a Discord member with Manage Server). Being a chat admin grants nothing on a
+    course by itself: it is one of the conditions for binding the chat."""
 
     platform: str
     user_id: str
     principals: frozenset[str] = frozenset()
     chat_admin: bool = False
     locale: str = "en"
+    role_names: frozenset[str] = frozenset()
+
+    @property
+    def ids(self) -> frozenset[str]:
+        """Everything a role may be granted to by id: the user and their role ids."""
+        return self.principals | {self.user_id}

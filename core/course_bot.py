@@ -1,39 +1,56 @@
 """The core facade: the one object every adapter talks to.
 
-Adapters turn platform events into a `Context` plus text (or a typed call) and render the
-typed replies that come back. No platform word, client or setting lives here: every
-dependency is passed in."""
+An adapter turns a platform event into a `Request` and calls `handle`, which routes it (a
+question, an exercise answer, a command, files), decides everything on the way (course,
+roles, audience, limits, replays) and returns a `Response`; it never raises. Autocomplete
+reads through the `*_choices` methods, which write nothing. The command line, as the
+operator, also ingests local files with `ingest_files`. No platform word, client or setting
+lives here: every dependency is passed in."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING
 
 import structlog
 
 from core.answering import QuestionAnswering
-from core.bindings import CourseBindings
-from core.commands import help_text, parse_command
-from core.context import Context, Member
-from core.courses import parse_course_id
-from core.errors import BadInputError, CourseEmptyError, UnknownCommandError, UserFacingError
+from core.commands import ParsedCommand, command_spec, help_text
+from core.context import Context, Member, Role
+from core.courses.access import BIND_IN_DM, CourseAccess, NoCourseError, Scope
+from core.courses.ids import parse_course_id
+from core.courses.registry import CourseRegistry
+from core.errors import (
+    BadInputError,
+    CourseEmptyError,
+    UnknownCommandError,
+    UserFacingError,
+)
 from core.index import ChunkIndex
-from core.permissions import Action, RoleGrants, effective_roles, require
+from core.input_limits import check_text_length
+from core.ledger import ReplyLedger
+from core.material import IngestReport, MaterialIngestor, ProgressCallback, SourceFile
+from core.permissions import Action, effective_roles, require
 from core.practice import PracticeService
 from core.practice.review import MistakeReview, parse_mistake_query
 from core.practice.service import NO_SESSION
-from core.replies import Answer, ErrorReply, Notice, Reply, SourceEntry, SourceList
-from core.sessions import SessionStore
-from core.uploads import EXPECT_FILES_FOR_S, ExpectedUploads
-
-if TYPE_CHECKING:  # ingestion builds on core; the facade only passes its types along
-    from ingestion.pipeline import Ingestor, IngestReport, ProgressCallback, SourceFile
+from core.replies import ErrorReply, Notice, Reply, SourceEntry, SourceList
+from core.requests import Request, Response
+from core.throttle import THROTTLED_MESSAGE, RequestThrottle
+from core.uploads import SEND_NOTES_FIRST, UploadDesk
 
 log = structlog.get_logger(__name__)
 
 INTERNAL_ERROR = "Something went wrong on my side. The error was logged; please try again later."
+FORGET_USAGE = "Which document? Send /forget DOCUMENT with its file name, as /sources lists it."
+CONFIDENTIAL_HERE = (
+    "/{command} shows students' names and answers, so I only send it where nobody else "
+    "reads along: ask me in a direct message (after /course {course})."
+)
+HELP_TITLE = "coursebot"
 
-Handler = Callable[[Context, str], Awaitable[list[Reply]]]
+Handler = Callable[[Request, Context, str], Awaitable[Reply | list[Reply]]]
+# Commands that work before a course is known.
+_NO_COURSE = frozenset({"help", "start", "bind", "course"})
 
 
 class CourseBot:
@@ -42,140 +59,168 @@ class CourseBot:
         *,
         index: ChunkIndex,
         answers: QuestionAnswering,
-        sessions: SessionStore,
-        ingestor: Ingestor,
         practice: PracticeService,
         review: MistakeReview,
-        bindings: CourseBindings,
-        grants: RoleGrants,
-        uploads: ExpectedUploads,
+        access: CourseAccess,
+        courses: CourseRegistry,
+        uploads: UploadDesk,
+        ingestor: MaterialIngestor,
+        ledger: ReplyLedger,
+        throttle: RequestThrottle,
+        max_text_chars: int,
     ) -> None:
-        self.index = index
-        self.answers = answers
-        self.sessions = sessions
-        self.ingestor = ingestor
-        self.practice = practice
-        self.review = review
-        self.bindings = bindings
-        self.grants = grants
-        self.uploads = uploads
+        self._index = index
+        self._answers = answers
+        self._practice = practice
+        self._review = review
+        self._access = access
+        self._courses = courses
+        self._uploads = uploads
+        self._ingestor = ingestor
+        self._ledger = ledger
+        self._throttle = throttle
+        self._max_text_chars = max_text_chars
         self._handlers: dict[str, Handler] = {
-            "help": self._on_help,
-            "ask": self._on_ask,
-            "sources": self._on_sources,
-            "practice": self.start_exercise,
-            "hint": lambda ctx, _arg: self.hint(ctx),
-            "skip": lambda ctx, _arg: self.skip(ctx),
-            "quit": lambda ctx, _arg: self.quit_exercise(ctx),
-            "status": lambda ctx, _arg: self.exercise_status(ctx),
-            "mistakes": self._on_mistakes,
+            "ask": lambda _r, ctx, arg: self._ask(ctx, arg),
+            "sources": lambda _r, ctx, _a: self._sources(ctx),
+            "practice": lambda _r, ctx, arg: self._practice.start(ctx, arg),
+            "answer": lambda _r, ctx, arg: self._answer(ctx, arg),
+            "hint": lambda _r, ctx, _a: self._practice.hint(ctx),
+            "skip": lambda _r, ctx, _a: self._practice.skip(ctx),
+            "quit": lambda _r, ctx, _a: self._practice.quit(ctx),
+            "status": lambda _r, ctx, _a: self._practice.status(ctx),
+            "mistakes": lambda _r, ctx, arg: self._review.report(ctx, parse_mistake_query(arg)),
+            "notes": lambda _r, ctx, _a: self._uploads.announce(ctx, private=True),
+            "ingest": lambda _r, ctx, _a: self._uploads.announce(ctx, private=False),
+            "forget": lambda _r, ctx, arg: self._forget(ctx, arg),
+            "grant": lambda _r, ctx, arg: self._access.grant(ctx, arg),
+            "revoke": lambda _r, ctx, arg: self._access.grant(ctx, arg, revoke=True),
+            "staff": lambda _r, ctx, _a: self._access.staff(ctx),
+            "invite": lambda _r, ctx, arg: self._access.invite(ctx, arg),
         }
 
-    async def handle(self, ctx: Context, text: str) -> list[Reply]:
-        """One inbound chat line: a /command or a plain message. Never raises: errors the
-        user caused become an ErrorReply, others are logged and reported politely."""
-        return await self.handle_call(ctx, self._dispatch(ctx, text))
+    # The one entry -------------------------------------------------------------------------
 
-    async def handle_call(self, ctx: Context, call: Awaitable[Reply | list[Reply]]) -> list[Reply]:
-        """Await a core call on behalf of an adapter, turning every failure into a reply."""
+    async def handle(self, request: Request) -> Response:
+        """Everything an inbound message causes. Never raises: errors the user caused become
+        an ErrorReply, others are logged and reported politely."""
         try:
-            result = await call
+            return await self._admit(request)
         except UserFacingError as error:
-            return [ErrorReply(str(error))]
+            return Response.of(ErrorReply(str(error)), private=True)
         except Exception:
-            log.exception("request failed", platform=ctx.platform, course=ctx.course_id)
-            return [ErrorReply(INTERNAL_ERROR)]
-        return result if isinstance(result, list) else [result]
+            log.exception("request failed", platform=request.member.platform)
+            return Response.of(ErrorReply(INTERNAL_ERROR), private=True)
 
-    async def _dispatch(self, ctx: Context, text: str) -> list[Reply]:
-        parsed = parse_command(text)
-        if parsed is None:
-            # While an exercise is open, plain lines are its answers.
-            if await self.practice.in_progress(ctx):
-                return await self.practice.answer(ctx, text)
-            return [await self.ask(ctx, text)]
-        handler = self._handlers.get(parsed.name)
-        if handler is None:
-            raise UnknownCommandError(parsed.name)
-        return await handler(ctx, parsed.argument)
+    async def _admit(self, request: Request) -> Response:
+        if not request.operator:
+            verdict = await self._throttle.check(request.member.user_id)
+            if not verdict.allowed:
+                return (
+                    Response.of(Notice(THROTTLED_MESSAGE), private=True)
+                    if verdict.tell
+                    else (Response())
+                )
+        parsed = request.parsed()
+        check_text_length(parsed.argument if parsed else request.text, self._max_text_chars)
+        replayed = await self._ledger.claim(request.message_id)
+        if replayed is not None:
+            return replayed
+        try:
+            response = await self._route(request, parsed)
+        except UserFacingError as error:
+            response = Response.of(ErrorReply(str(error)), private=True)
+        except BaseException:
+            await self._ledger.release(request.message_id)  # a redelivery is processed anew
+            raise
+        await self._ledger.finish(request.message_id, response)
+        return response
 
-    # Who and which course: adapters call these before anything else ------------------
+    async def _route(self, request: Request, parsed: ParsedCommand | None) -> Response:
+        name = parsed.name if parsed else None
+        argument = parsed.argument if parsed else ""
+        if name in _NO_COURSE and not request.files:
+            return await self._without_course(request, name or "", argument)
+        if name is not None and name not in self._handlers:
+            raise UnknownCommandError(name)
+        scope = await self._access.scope(request)
+        if scope is None:
+            if request.files and name is None and not request.place.direct:
+                return Response()  # a file shared with a group is not the bot's business
+            raise NoCourseError(request.place)
+        await self._access.record_presence(request, scope)
+        ctx = await self._access.context(request, scope)
+        if request.files:
+            return await self._receive_files(request, ctx, name)
+        if name is None:
+            return Response.of(*await self._plain_text(ctx, request.text))
+        spec = command_spec(name)
+        private = spec is not None and spec.private
+        if (
+            spec is not None
+            and spec.confidential
+            and not (ctx.private_audience or request.place.whisper)
+        ):
+            raise BadInputError(CONFIDENTIAL_HERE.format(command=name, course=ctx.course_id))
+        result = await self._handlers[name](request, ctx, argument)
+        replies = result if isinstance(result, list) else [result]
+        return Response(tuple(replies), private)
 
-    def context(
-        self,
-        member: Member,
-        course_id: str,
-        *,
-        chat_id: str | None = None,
-        message_id: str | None = None,
-    ) -> Context:
-        """The context of a request by `member` about `course_id`, with the roles they hold."""
-        roles = self.grants.roles(
-            course_id, member.principals | {member.user_id}, chat_admin=member.chat_admin
-        )
-        return Context(
-            platform=member.platform,
-            course_id=course_id,
-            user_id=member.user_id,
-            roles=roles,
-            chat_id=chat_id,
-            locale=member.locale,
-            message_id=message_id,
-        )
+    async def _without_course(self, request: Request, name: str, argument: str) -> Response:
+        if name == "bind":
+            bound = await self._access.bind(request, argument)
+            if bound is None:
+                return Response.of(Notice(BIND_IN_DM))
+            text, course_id = bound
+            return Response.of(Notice(f"{text} {await self._material_note(course_id)}"))
+        if name == "course":
+            text, chosen = await self._access.choose(request, argument)
+            if chosen is not None:
+                text = f"{text} {await self._material_note(chosen)}"
+            return Response.of(Notice(text), private=True)
+        scope = await self._access.scope(request)
+        return Response.of(await self._help(request, scope), private=True)
 
-    async def course_for(self, member: Member, chat_ids: Sequence[str] = ()) -> str | None:
-        """The course a message is about. In a chat (`chat_ids`, most specific first, such as
-        a channel then its server) it is the chat's binding, which also becomes the member's
-        course for direct messages; in a direct message (no `chat_ids`), that last course."""
-        if not chat_ids:
-            return await self.bindings.last_course(member.platform, member.user_id)
-        course = await self.bindings.bound_course(member.platform, chat_ids)
-        if course is not None:
-            await self.bindings.remember_course(member.platform, member.user_id, course)
-        return course
+    async def _help(self, request: Request, scope: Scope | None) -> Notice:
+        if scope is None:
+            text = help_text(frozenset({Role.STUDENT}))
+            return Notice(f"{text}\n\n{NoCourseError(request.place)}", title=HELP_TITLE)
+        ctx = await self._access.context(request, scope)
+        return Notice(help_text(effective_roles(ctx)), title=HELP_TITLE)
 
-    async def bind(self, member: Member, chat_id: str, course: str, where: str) -> Notice:
-        """Bind a chat to a course; `where` names the chat for the confirmation."""
-        ctx = self.context(member, parse_course_id(course), chat_id=chat_id)
-        require(ctx, Action.BIND)
-        await self.bindings.bind(ctx.platform, chat_id, ctx.course_id, ctx.user_id)
-        return Notice(
-            f"{where} is now bound to the course '{ctx.course_id}'. "
-            f"{await self._material_note(ctx)}"
-        )
-
-    async def choose_course(self, member: Member, course: str) -> Notice:
-        """Make `course` the one the member's direct messages are about."""
-        ctx = self.context(member, parse_course_id(course))
-        await self.bindings.remember_course(ctx.platform, ctx.user_id, ctx.course_id)
-        return Notice(
-            f"Your direct messages are now about the course '{ctx.course_id}'. "
-            f"{await self._material_note(ctx)}"
-        )
-
-    async def courses(self, platform: str) -> list[str]:
-        return await self.bindings.courses(platform)
-
-    async def _material_note(self, ctx: Context) -> str:
-        if await self.index.count(ctx) == 0:
+    async def _material_note(self, course_id: str) -> str:
+        probe = Context(platform="-", course_id=course_id, user_id="-")
+        if await self._index.count(probe) == 0:
             return "It has no material yet: an instructor can add some with /ingest."
         return "Ask away, or send /help."
 
-    # Requests --------------------------------------------------------------------------
+    # Use cases -----------------------------------------------------------------------------
 
-    def help(self, ctx: Context) -> Notice:
-        return Notice(help_text(effective_roles(ctx)), title="coursebot")
+    async def _plain_text(self, ctx: Context, text: str) -> list[Reply]:
+        """While an exercise is open, plain lines are its answers; otherwise questions."""
+        answered = await self._practice.answer_if_open(ctx, text)
+        if answered is not None:
+            return answered
+        return [await self._ask(ctx, text)]
 
-    async def ask(self, ctx: Context, question: str) -> Answer:
+    async def _ask(self, ctx: Context, question: str) -> Reply:
         question = question.strip()
         if not question:
-            raise BadInputError("Please write a question after /ask.")
-        if await self.index.count(ctx) == 0:
+            raise BadInputError("Please write your question after /ask.")
+        if await self._index.count(ctx) == 0:
             raise CourseEmptyError(ctx.course_id)
-        return await self.answers.ask(ctx, question)
+        return await self._answers.ask(ctx, question)
 
-    async def sources(self, ctx: Context) -> SourceList:
-        documents = await self.index.documents(ctx)
+    async def _answer(self, ctx: Context, text: str) -> list[Reply]:
+        if not text.strip():
+            raise BadInputError("Please write your answer after /answer.")
+        answered = await self._practice.answer_if_open(ctx, text)
+        if answered is None:
+            raise BadInputError(NO_SESSION)
+        return answered
+
+    async def _sources(self, ctx: Context) -> SourceList:
+        documents = await self._index.documents(ctx)
         return SourceList(
             course_id=ctx.course_id,
             entries=tuple(
@@ -184,92 +229,85 @@ class CourseBot:
             ),
         )
 
-    async def ingest(
-        self,
-        ctx: Context,
-        sources: Sequence[SourceFile],
-        on_progress: ProgressCallback | None = None,
-        private: bool = False,
-    ) -> IngestReport:
-        """Add material to the context's course: public (instructors only) or the user's
-        private notes."""
-        if not private:
-            require(ctx, Action.INGEST)
-        owner = ctx.user_id if private else None
-        return await self.ingestor.ingest(
-            sources, ctx.course_id, owner_id=owner, on_progress=on_progress
-        )
-
-    async def expect_files(self, ctx: Context, *, private: bool) -> Notice:
-        """`/ingest` or `/notes` without a file: the user's next files in this chat are for it."""
-        if not private:
-            require(ctx, Action.INGEST)
-        await self.uploads.expect(ctx, private=private)
-        what = "your private notes" if private else f"material for '{ctx.course_id}'"
-        return Notice(
-            f"Send the files now and I will add them as {what} "
-            f"(I'll wait {EXPECT_FILES_FOR_S // 60} minutes)."
-        )
-
-    async def expected_files(self, ctx: Context) -> bool | None:
-        """True: files are expected as private notes; False: as course material; None: no
-        command announced any."""
-        return await self.uploads.pending(ctx)
-
-    async def forget(self, ctx: Context, document: str, private: bool = False) -> Notice:
+    async def _forget(self, ctx: Context, argument: str) -> Notice:
+        """`/forget DOCUMENT` (course material) or `/forget --private DOCUMENT` (own notes)."""
+        private = argument.startswith("--private")
+        document = argument.removeprefix("--private").strip()
+        if not document:
+            raise BadInputError(FORGET_USAGE)
         if not private:
             require(ctx, Action.FORGET)
         owner = ctx.user_id if private else None
-        if not await self.ingestor.forget(ctx.course_id, document, owner_id=owner):
+        if not await self._ingestor.forget(ctx.course_id, document, owner_id=owner):
             raise BadInputError(
                 f"There is no document '{document}' in '{ctx.course_id}'. "
                 "/sources lists the course's documents."
             )
         return Notice(f"Removed '{document}' from '{ctx.course_id}'.")
 
-    # Guided exercises: one open exercise per student and course --------------------
+    async def _receive_files(self, request: Request, ctx: Context, name: str | None) -> Response:
+        private = await self._uploads.intent(ctx, name)
+        if private is None:
+            if not request.place.direct:
+                return Response()  # shared with the class, not sent to the bot
+            return Response.of(Notice(SEND_NOTES_FIRST), private=True)
+        summary = await self._uploads.receive(
+            ctx, request.files, private=private, on_progress=request.on_progress
+        )
+        return Response.of(summary, private=True)
 
-    async def start_exercise(self, ctx: Context, topic: str) -> list[Reply]:
-        return await self.practice.start(ctx, topic)
+    # Reading for menus and autocomplete: never writes --------------------------------------
 
-    async def exercise_open(self, ctx: Context) -> bool:
-        return await self.practice.in_progress(ctx)
+    async def course_choices(self, member: Member) -> list[str]:
+        """The courses this member may choose (their own), for pickers and autocomplete."""
+        return await self._access.my_courses(member)
 
-    async def hint(self, ctx: Context) -> list[Reply]:
-        return await self.practice.hint(ctx)
+    async def document_choices(self, request: Request) -> list[str]:
+        ctx = await self._quiet_context(request)
+        return [d.file_name for d in await self._index.documents(ctx)] if ctx else []
 
-    async def skip(self, ctx: Context) -> list[Reply]:
-        return await self.practice.skip(ctx)
+    async def exercise_choices(self, request: Request) -> list[tuple[str, str]]:
+        """(id, title) of the course's guided exercises."""
+        ctx = await self._quiet_context(request)
+        if ctx is None:
+            return []
+        return [(e.id, e.title) for e in await self._practice.catalog.all(ctx)]
 
-    async def quit_exercise(self, ctx: Context) -> list[Reply]:
-        return await self.practice.quit(ctx)
+    async def _quiet_context(self, request: Request) -> Context | None:
+        scope = await self._access.scope(request)
+        return await self._access.context(request, scope) if scope else None
 
-    async def exercise_status(self, ctx: Context) -> list[Reply]:
-        return await self.practice.status(ctx)
+    # The operator's own calls (the command line) ---------------------------------------------
 
-    async def answer_step(self, ctx: Context, text: str) -> list[Reply]:
-        """An answer to the open guided exercise's current step (Discord's /answer)."""
-        if not text.strip():
-            raise BadInputError("Please write your answer after /answer.")
-        if not await self.practice.in_progress(ctx):
-            raise BadInputError(NO_SESSION)
-        return await self.practice.answer(ctx, text)
+    async def ingest_files(
+        self,
+        course: str,
+        sources: Sequence[SourceFile],
+        *,
+        owner: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        by: str = "console",
+    ) -> IngestReport:
+        """Add local files as course material (or as `owner`'s notes); the course record is
+        created if this is its first material."""
+        course_id = parse_course_id(course)
+        await self._courses.ensure(course_id, created_by=by)
+        return await self._ingestor.ingest(
+            sources, course_id, owner_id=owner, on_progress=on_progress
+        )
 
-    async def exercises(self, ctx: Context) -> list[tuple[str, str]]:
-        """(id, title) of the course's guided exercises, for menus and autocomplete."""
-        return [(e.id, e.title) for e in await self.practice.catalog.all(ctx)]
+    async def create_course(self, course: str, instructor: str, *, by: str = "console") -> Notice:
+        course_id = parse_course_id(course)
+        if not await self._courses.create(course_id, by, instructor=instructor):
+            raise BadInputError(
+                f"The course '{course_id}' exists already; `coursebot course transfer` hands "
+                "it to someone else."
+            )
+        return Notice(f"Created '{course_id}'; {instructor} is its instructor.")
 
-    async def mistakes(self, ctx: Context, argument: str = "") -> list[Reply]:
-        return await self.review.report(ctx, parse_mistake_query(argument))
-
-    async def _on_help(self, ctx: Context, _argument: str) -> list[Reply]:
-        return [self.help(ctx)]
-
-    async def _on_ask(self, ctx: Context, argument: str) -> list[Reply]:
-        return [await self.ask(ctx, argument)]
-
-    async def _on_sources(self, ctx: Context, _argument: str) -> list[Reply]:
-        return [await self.sources(ctx)]
-
-    async def _on_mistakes(self, ctx: Context, argument: str) -> list[Reply]:
-        return await self.mistakes(ctx, argument)
+    async def transfer_course(self, course: str, instructor: str, *, by: str = "console") -> Notice:
+        course_id = parse_course_id(course)
+        if await self._courses.get(course_id) is None:
+            raise BadInputError(f"There is no course '{course_id}'.")
+        await self._courses.transfer(course_id, instructor, by)
+        return Notice(f"'{course_id}' now belongs to {instructor}; earlier staff roles are gone.")

@@ -27,7 +27,15 @@ class BadInputError(UserFacingError):
 
 
 class PermissionDeniedError(UserFacingError):
-    def __init__(self, action: str, role: str) -> None:
-        super().__init__(f"Sorry, only a course {role} can {action}.")
+    def __init__(self, action: str, role: str, message: str | None = None) -> None:
+        super().__init__(message or f"Sorry, only a course {role} can {action}.")
         self.action = action
         self.role = role
+
+    @classmethod
+    def because(cls, message: str) -> PermissionDeniedError:
+        return cls("", "", message)
+
+
+class ThrottledError(UserFacingError):
+    """The user sends faster than the per-user limit allows."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.material import IngestReport
+
 
 @dataclass(frozen=True, slots=True)
 class Citation:
@@ -74,15 +76,6 @@ class DocumentReply:
 
 
 @dataclass(frozen=True, slots=True)
-class Quiz:
-    question: str
-    options: tuple[str, ...]
-    correct_index: int
-    explanation: str = ""
-    citations: tuple[Citation, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class StepPrompt:
     """One step of a guided exercise, with feedback on the previous answer if any."""
 
@@ -94,20 +87,18 @@ class StepPrompt:
 
 
 @dataclass(frozen=True, slots=True)
-class Progress:
-    """How far a long job has come; adapters show a bar or edit a message."""
-
-    stage: str
-    done: int
-    total: int | None = None
-    detail: str = ""
-
-
-@dataclass(frozen=True, slots=True)
 class ErrorReply:
     """An error the user caused, already worded for them."""
 
     text: str
 
 
-Reply = Answer | Notice | SourceList | DocumentReply | Quiz | StepPrompt | ErrorReply
+@dataclass(frozen=True, slots=True)
+class IngestSummary:
+    """What became of each file sent for ingestion."""
+
+    report: IngestReport
+
+
+Reply = Answer | Notice | SourceList | DocumentReply | StepPrompt | IngestSummary | ErrorReply
+REPLY_TYPES = (Answer, Notice, SourceList, DocumentReply, StepPrompt, IngestSummary, ErrorReply)

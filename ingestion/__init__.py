@@ -6,6 +6,7 @@ from ingestion.pipeline import (
     Ingestor,
     IngestProgress,
     IngestReport,
+    ProgressCallback,
     SourceFile,
     discover,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "IngestProgress",
     "IngestReport",
     "Ingestor",
+    "ProgressCallback",
     "SourceFile",
     "discover",
 ]

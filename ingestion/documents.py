@@ -75,5 +75,8 @@ class LoadedDocument:
     kind: DocumentKind = DocumentKind.DOCUMENT
     page_count: int = 0
     images: list[ImageRef] = field(default_factory=list)
-    # Extra payload stored with every chunk (for instance a guided exercise's id and source).
+    # A guided exercise's id and YAML source, stored with each of its chunks.
+    exercise_id: str | None = None
+    exercise_source: str | None = None
+    # Extra payload stored with every chunk.
     attributes: dict[str, str] = field(default_factory=dict)

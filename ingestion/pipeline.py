@@ -10,14 +10,23 @@ import asyncio
 import inspect
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import replace
 from pathlib import Path
 
 import structlog
 
 from core.embedding.embedder import Embedder
 from core.index import ChunkIndex, SparseEncoder
+from core.index.tenant import is_private, visibility_of
+from core.material import (
+    FileResult,
+    FileStatus,
+    IngestProgress,
+    IngestReport,
+    ProgressCallback,
+    SourceFile,
+    size_problem,
+)
 from ingestion.captioning import ImageCaptioner
 from ingestion.chunking import chunk_document
 from ingestion.documents import Block, LoadedDocument
@@ -29,65 +38,17 @@ from ingestion.loaders import loader_for
 
 log = structlog.get_logger(__name__)
 
-
-class FileStatus(StrEnum):
-    ADDED = "added"
-    REPLACED = "replaced"
-    UNCHANGED = "unchanged"
-    FAILED = "failed"
-
-
-@dataclass(frozen=True, slots=True)
-class SourceFile:
-    """A file to ingest; `file_name` is the name users see (an upload's original name)."""
-
-    path: Path
-    file_name: str
-
-    @classmethod
-    def at(cls, path: Path) -> SourceFile:
-        return cls(path=path, file_name=path.name)
-
-
-@dataclass(frozen=True, slots=True)
-class FileResult:
-    file_name: str
-    status: FileStatus
-    chunks: int = 0
-    pages: int = 0
-    error: str = ""
-
-
-@dataclass(slots=True)
-class IngestReport:
-    results: list[FileResult] = field(default_factory=list)
-
-    @property
-    def failed(self) -> list[FileResult]:
-        return [r for r in self.results if r.status is FileStatus.FAILED]
-
-    @property
-    def chunks(self) -> int:
-        return sum(r.chunks for r in self.results)
-
-    @property
-    def pages(self) -> int:
-        return sum(r.pages for r in self.results)
-
-
-@dataclass(frozen=True, slots=True)
-class IngestProgress:
-    """Where a run is: the CLI draws a bar from it, chat adapters edit a message."""
-
-    files_done: int
-    files_total: int
-    pages: int
-    chunks: int
-    current: str = ""
-    stage: str = ""
-
-
-ProgressCallback = Callable[[IngestProgress], Awaitable[None] | None]
+# The data types live in the core (the facade passes them along); re-exported here.
+__all__ = [
+    "FileResult",
+    "FileStatus",
+    "IngestProgress",
+    "IngestReport",
+    "Ingestor",
+    "ProgressCallback",
+    "SourceFile",
+    "discover",
+]
 
 
 def discover(paths: Sequence[Path]) -> tuple[list[SourceFile], list[FileResult]]:
@@ -164,6 +125,14 @@ class Ingestor:
             )
         return report
 
+    def type_error(self, file_name: str) -> str | None:
+        """Why a file of this name cannot be ingested (its type), or None when it can."""
+        try:
+            loader_for(file_name)
+        except IngestError as error:
+            return str(error)
+        return None
+
     async def forget(self, course_id: str, document: str, owner_id: str | None = None) -> bool:
         """Remove a document by id or file name; False when the course has no such document."""
         for summary in await self.index.documents_in_course(course_id, owner_id):
@@ -185,11 +154,9 @@ class Ingestor:
             size = source.path.stat().st_size
             if size == 0:
                 raise EmptyFileError("the file is empty")
-            if size > self.max_bytes:
-                limit = self.max_bytes / (1024 * 1024)
-                raise FileTooLargeError(
-                    f"the file is {size / (1024 * 1024):.1f} MB; the limit is {limit:.0f} MB"
-                )
+            too_large = size_problem(size, self.max_bytes)
+            if too_large is not None:
+                raise FileTooLargeError(too_large)
             file_hash = await asyncio.to_thread(file_sha256, source.path)
             doc_id = document_id(course_id, source.file_name, owner_id)
             previous = await self.index.document_hash(course_id, doc_id)
@@ -201,8 +168,14 @@ class Ingestor:
             self._note_images_skipped(document)
             blocks = document.blocks + await self._captions(document)
             document.blocks = blocks
-            chunks = chunk_document(
-                document, course_id, self.embedder.count_tokens, self.embedder.max_tokens
+            # Loading, chunking and (in the writer) sparse encoding run in worker threads:
+            # the event loop keeps serving chats while a large file is ingested.
+            chunks = await asyncio.to_thread(
+                chunk_document,
+                document,
+                course_id,
+                self.embedder.count_tokens,
+                self.embedder.max_tokens,
             )
             if not chunks:
                 raise EmptyFileError("no text could be found in the file")
@@ -216,9 +189,13 @@ class Ingestor:
                 document_id=doc_id,
                 file_name=source.file_name,
                 title=document.title,
-                kind=infer_kind(source.file_name, document.kind, private=owner_id is not None),
+                kind=infer_kind(
+                    source.file_name, document.kind, private=is_private(visibility_of(owner_id))
+                ),
                 file_hash=file_hash,
                 owner_id=owner_id,
+                exercise_id=document.exercise_id,
+                exercise_source=document.exercise_source,
                 attributes=document.attributes,
             )
             await self.writer.replace(meta, chunks, uuid.uuid4().hex, embedded)

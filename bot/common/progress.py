@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from bot.common.wording import progress_text
-from ingestion.pipeline import IngestProgress
+from core.material import IngestProgress
 
 log = structlog.get_logger(__name__)
 
@@ -17,7 +17,7 @@ log = structlog.get_logger(__name__)
 class ProgressMessage:
     """A ProgressCallback that edits one message through `edit(text)`, at most once per
     `interval_s` (the last file's update is always shown). A failed edit is logged and does
-    not stop the ingestion."""
+    not stop the run."""
 
     def __init__(
         self,

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from core.errors import BadInputError
-from ingestion.errors import IngestError
-from ingestion.loaders import loader_for
 
 _UNSAFE = re.compile(r"[^\w.\- ()]+")
 # File systems allow 255 bytes per name; a margin for the suffixes tools add.
@@ -39,12 +37,17 @@ def _fit(text: str, max_bytes: int) -> str:
     return text.encode()[:max_bytes].decode(errors="ignore")
 
 
-def check_upload(file_name: str, size: int | None, max_bytes: int) -> None:
-    """Refuse, before downloading, a file of an unsupported type or over the size limit."""
-    try:
-        loader_for(file_name)
-    except IngestError as error:
-        raise BadInputError(f"'{file_name}': {error}") from None
+def check_upload(
+    file_name: str,
+    size: int | None,
+    max_bytes: int,
+    type_error: Callable[[str], str | None],
+) -> None:
+    """Refuse, before downloading, a file of an unsupported type or over the size limit.
+    `type_error` says why a file name's type is refused, or None (`CourseBot.ingestor`'s)."""
+    reason = type_error(file_name)
+    if reason is not None:
+        raise BadInputError(f"'{file_name}': {reason}")
     if size is not None and size > max_bytes:
         raise BadInputError(
             f"'{file_name}' is {size / 1_048_576:.1f} MB; the limit is "

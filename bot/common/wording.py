@@ -3,8 +3,8 @@ own markup around these plain strings; the words are chosen once, here."""
 
 from __future__ import annotations
 
+from core.material import FileResult, FileStatus, IngestProgress, IngestReport
 from core.replies import Answer, Citation, SourceEntry, SourceList, StepPrompt
-from ingestion.pipeline import FileResult, FileStatus, IngestProgress, IngestReport
 
 # A citation is never cut across messages, so its label must stay well inside any limit.
 MAX_LABEL_CHARS = 300
@@ -79,7 +79,7 @@ def ingest_report_lines(report: IngestReport) -> list[str]:
 
 
 def progress_text(progress: IngestProgress) -> str:
-    """One line for a progress message that is edited as ingestion advances."""
+    """One line for a progress message that is edited as the run advances."""
     current = f": {progress.current}" if progress.current else ""
     stage = f" ({progress.stage})" if progress.stage else ""
     return (

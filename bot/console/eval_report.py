@@ -12,7 +12,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from core.evaluation import EvalResult, Metrics, QuestionResult
+from bot.evaluation import EvalResult
+from core.evaluation import Metrics, QuestionResult
 from ingestion.pipeline import FileStatus
 
 MISSING = "-"

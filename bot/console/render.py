@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from bot.common import wording
+from core.material import IngestReport
 from core.replies import (
     Answer,
     DocumentReply,
     ErrorReply,
+    IngestSummary,
     Notice,
-    Quiz,
     Reply,
     SourceList,
     StepPrompt,
 )
-from ingestion.pipeline import IngestReport
 
 
 def render(reply: Reply) -> str:
@@ -28,9 +28,8 @@ def render(reply: Reply) -> str:
             return "\n".join(lines)
         case DocumentReply(file_name=name, content=content, caption=caption):
             return f"{caption}\n[file {name}, {len(content)} bytes]".strip()
-        case Quiz():
-            options = "\n".join(f"  {chr(65 + i)}) {o}" for i, o in enumerate(reply.options))
-            return f"{reply.question}\n{options}"
+        case IngestSummary(report=report):
+            return render_ingest_report(report)
         case StepPrompt():
             feedback = f"{reply.feedback}\n" if reply.feedback else ""
             return f"{feedback}{wording.step_heading(reply)}\n{reply.prompt}"

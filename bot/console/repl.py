@@ -1,37 +1,99 @@
 """The console adapter: a REPL speaking the same commands as the chat platforms.
 
 It is the project's text backend: the README's demo and the end-to-end tests drive the core
-through it with no network."""
+through it with no network. The person at the terminal is the operator and holds every role;
+`/as USER` speaks as someone else (with the roles they were granted) and `/group on` as if in
+a group chat others read, so the core's authority and audience rules can be tried here."""
 
 from __future__ import annotations
 
 import asyncio
-import itertools
+import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TextIO
 
 from bot.console.render import render
-from core.context import Context, Role
+from core.commands import ParsedCommand
+from core.context import Audience, Member
 from core.course_bot import CourseBot
+from core.courses import parse_course_id
+from core.errors import BadInputError
 from core.replies import ErrorReply
+from core.requests import Place, Request, Response
 
 PLATFORM = "console"
+OPERATOR = "console"
 EXIT_WORDS = frozenset({"/exit", "exit"})
-# The terminal belongs to whoever runs the bot: they hold every role.
-OPERATOR_ROLES = frozenset({Role.STUDENT, Role.INSTRUCTOR, Role.MODERATOR})
+GROUP_CHAT = "console:group"
+CONSOLE_HELP = (
+    "Console only: /as USER speaks as USER (/as alone: yourself again), "
+    "/group on|off as if in a group chat, /course COURSE switches course, /exit leaves."
+)
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 
 
-def console_context(course_id: str, user_id: str, message_id: str | None = None) -> Context:
-    return Context(
-        platform=PLATFORM,
-        course_id=course_id,
-        user_id=user_id,
-        roles=OPERATOR_ROLES,
-        chat_id=f"console:{user_id}",
-        message_id=message_id,
-    )
+@dataclass(slots=True)
+class ConsoleSpeaker:
+    """Who is typing and where: the course, the user and whether others read along."""
+
+    course: str
+    user: str = OPERATOR
+    group: bool = False
+
+    @property
+    def operator(self) -> bool:
+        return self.user == OPERATOR
+
+    def request(self, text: str = "", command: ParsedCommand | None = None) -> Request:
+        if self.group:
+            place = Place(
+                Audience.SHARED,
+                chat_id=GROUP_CHAT,
+                lookup=(GROUP_CHAT,),
+                bind_key=GROUP_CHAT,
+                name="This console group",
+            )
+        else:
+            place = Place(Audience.PRIVATE, chat_id=f"console:{self.user}")
+        return Request(
+            member=Member(platform=PLATFORM, user_id=self.user),
+            place=place,
+            # Unique across runs: a restarted chat must not look like a replay.
+            message_id=f"console:{uuid.uuid4()}",
+            text=text,
+            command=command,
+            course=self.course,
+            operator=self.operator,
+        )
+
+    def switch(self, line: str) -> str | None:
+        """Apply a console-only command; its confirmation, or None if `line` is not one."""
+        head, _, rest = line.strip().partition(" ")
+        rest = rest.strip()
+        match head.lower():
+            case "/as":
+                self.user = rest or OPERATOR
+                if self.operator:
+                    return "Speaking as yourself, the operator (every role)."
+                return f"Speaking as {self.user}, with the roles {self.user} was granted."
+            case "/group":
+                if rest.lower() not in ("on", "off"):
+                    return "! Usage: /group on|off"
+                self.group = rest.lower() == "on"
+                return (
+                    "In a group chat: others read the replies."
+                    if self.group
+                    else ("In a direct chat: only you read the replies.")
+                )
+            case "/course" if rest and not rest.startswith("join"):
+                try:
+                    self.course = parse_course_id(rest)
+                except BadInputError as error:
+                    return f"! {error}"
+                return f"Now in the course '{self.course}'."
+        return None
 
 
 async def stdin_reader(prompt: str) -> str | None:
@@ -42,27 +104,34 @@ async def stdin_reader(prompt: str) -> str | None:
         return None
 
 
+def write(response: Response, out: TextIO) -> None:
+    for reply in response.replies:
+        out.write(render(reply) + "\n")
+    out.flush()
+
+
 async def run_chat(
-    bot: CourseBot, course_id: str, user_id: str, read_line: ReadLine, out: TextIO
+    bot: CourseBot, speaker: ConsoleSpeaker, read_line: ReadLine, out: TextIO
 ) -> None:
-    out.write(f"coursebot — course '{course_id}'. Type /help for commands, /exit to leave.\n")
-    for number in itertools.count(1):
+    out.write(f"coursebot — course '{speaker.course}'. Type /help for commands, /exit to leave.\n")
+    while True:
         line = await read_line("> ")
         if line is None or line.strip().lower() in EXIT_WORDS:
             break
         if not line.strip():
             continue
-        ctx = console_context(course_id, user_id, message_id=f"console-{number}")
-        for reply in await bot.handle(ctx, line):
-            out.write(render(reply) + "\n")
-        out.flush()
+        switched = speaker.switch(line)
+        if switched is not None:
+            out.write(switched + "\n")
+            continue
+        response = await bot.handle(speaker.request(line))
+        write(response, out)
+        if line.strip().lower().startswith("/help"):
+            out.write(CONSOLE_HELP + "\n")
 
 
-async def ask_once(
-    bot: CourseBot, course_id: str, user_id: str, question: str, out: TextIO
-) -> bool:
+async def ask_once(bot: CourseBot, speaker: ConsoleSpeaker, question: str, out: TextIO) -> bool:
     """Answer one question; False when the reply is an error (for the exit code)."""
-    replies = await bot.handle(console_context(course_id, user_id), f"/ask {question}")
-    for reply in replies:
-        out.write(render(reply) + "\n")
-    return not any(isinstance(reply, ErrorReply) for reply in replies)
+    response = await bot.handle(speaker.request(command=ParsedCommand("ask", question)))
+    write(response, out)
+    return not any(isinstance(reply, ErrorReply) for reply in response.replies)

@@ -9,9 +9,9 @@ import aiohttp
 import discord
 
 from bot.common.arguments import positive_int
+from bot.composition import open_core
 from bot.discord.client import build_client
 from config import Settings
-from core.factory import open_core
 
 HELP = "run the course bot in Discord servers, with slash commands"
 

@@ -78,7 +78,7 @@ class _CourseClient:
     ) -> None:
         super().__init__(intents=intents(), allowed_mentions=NO_MENTIONS, **options)  # type: ignore[call-arg]
         self.tree = CourseTree(self)  # type: ignore[arg-type]
-        add_commands(self.tree, Handlers(bot, settings))
+        add_commands(self.tree, Handlers(bot))
         self._mentions = MentionAnswers(bot)
         self._dev_guild = settings.discord_dev_guild
         self.syncs_commands = sync

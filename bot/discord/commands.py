@@ -4,20 +4,21 @@ shares come from the core's command table."""
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
 
-from bot.discord.handlers import Handlers
+from bot.discord.handlers import Handlers, mistakes_argument, principal_of
 from core.commands import command_spec
 
-# Discord's own wording: /answer exists only here (Telegram takes plain replies), and /bind
-# takes a scope.
+# Discord's own wording: /bind takes a scope.
 _DESCRIPTIONS = {
-    "answer": "answer the current step of your exercise",
     "bind": "bind this channel or the whole server to a course (instructors, server admins)",
 }
+
+Run = Callable[..., Awaitable[None]]
 
 
 def description(name: str) -> str:
@@ -27,39 +28,28 @@ def description(name: str) -> str:
 
 
 def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
-    """Register every command on `tree`, each calling into `handlers`."""
+    """Register every command on `tree`, each handing its options to the core."""
+    run = handlers.run
 
     @tree.command(name="ask", description=description("ask"))
     @app_commands.describe(question="your question about the course material")
     async def ask(interaction: discord.Interaction, question: str) -> None:
-        await handlers.ask(interaction, question)
+        await run(interaction, "ask", question)
 
     @tree.command(name="practice", description=description("practice"))
     @app_commands.describe(topic="an exercise, or a topic to find one for")
     @app_commands.autocomplete(topic=handlers.topic_choices)
     async def practice(interaction: discord.Interaction, topic: str) -> None:
-        await handlers.practice(interaction, topic)
+        await run(interaction, "practice", topic)
 
     @tree.command(name="answer", description=description("answer"))
     @app_commands.describe(answer="your answer to the current step")
     async def answer(interaction: discord.Interaction, answer: str) -> None:
-        await handlers.answer(interaction, answer)
+        await run(interaction, "answer", answer)
 
-    @tree.command(name="hint", description=description("hint"))
-    async def hint(interaction: discord.Interaction) -> None:
-        await handlers.hint(interaction)
-
-    @tree.command(name="skip", description=description("skip"))
-    async def skip(interaction: discord.Interaction) -> None:
-        await handlers.skip(interaction)
-
-    @tree.command(name="quit", description=description("quit"))
-    async def quit_(interaction: discord.Interaction) -> None:
-        await handlers.quit(interaction)
-
-    @tree.command(name="status", description=description("status"))
-    async def status(interaction: discord.Interaction) -> None:
-        await handlers.status(interaction)
+    # Commands without options: one registration each, as discord.py needs a function each.
+    for name in ("hint", "skip", "quit", "status", "sources", "staff"):
+        tree.add_command(_plain_command(name, run))
 
     @tree.command(name="notes", description=description("notes"))
     @app_commands.describe(
@@ -69,11 +59,11 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
     )
     async def notes(
         interaction: discord.Interaction,
-        file: discord.Attachment | None = None,
+        file: discord.Attachment,
         file2: discord.Attachment | None = None,
         file3: discord.Attachment | None = None,
     ) -> None:
-        await handlers.notes(interaction, _present(file, file2, file3))
+        await run(interaction, "notes", attachments=_present(file, file2, file3))
 
     @tree.command(name="ingest", description=description("ingest"))
     @app_commands.describe(
@@ -85,17 +75,13 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
     )
     async def ingest(
         interaction: discord.Interaction,
-        file: discord.Attachment | None = None,
+        file: discord.Attachment,
         file2: discord.Attachment | None = None,
         file3: discord.Attachment | None = None,
         file4: discord.Attachment | None = None,
         file5: discord.Attachment | None = None,
     ) -> None:
-        await handlers.ingest(interaction, _present(file, file2, file3, file4, file5))
-
-    @tree.command(name="sources", description=description("sources"))
-    async def sources(interaction: discord.Interaction) -> None:
-        await handlers.sources(interaction)
+        await run(interaction, "ingest", attachments=_present(file, file2, file3, file4, file5))
 
     @tree.command(name="forget", description=description("forget"))
     @app_commands.describe(
@@ -106,7 +92,7 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
     async def forget(
         interaction: discord.Interaction, document: str, private: bool = False
     ) -> None:
-        await handlers.forget(interaction, document, private)
+        await run(interaction, "forget", f"--private {document}" if private else document)
 
     @tree.command(name="mistakes", description=description("mistakes"))
     @app_commands.describe(
@@ -120,7 +106,7 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
         student: discord.User | None = None,
         csv: bool = False,
     ) -> None:
-        await handlers.mistakes(interaction, skill, student, csv)
+        await run(interaction, "mistakes", mistakes_argument(skill, student, csv))
 
     @tree.command(name="bind", description=description("bind"))
     @app_commands.describe(course="the course id, e.g. calc101", scope="this channel or the server")
@@ -130,13 +116,45 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
         course: str,
         scope: Literal["channel", "server"] = "channel",
     ) -> None:
-        await handlers.bind(interaction, course, scope)
+        await run(interaction, "bind", course, bind=scope)
 
     @tree.command(name="course", description=description("course"))
-    @app_commands.describe(course="the course id, e.g. calc101")
+    @app_commands.describe(course="the course id, e.g. calc101 (or: join CODE)")
     @app_commands.autocomplete(course=handlers.course_choices)
     async def course(interaction: discord.Interaction, course: str) -> None:
-        await handlers.choose_course(interaction, course)
+        await run(interaction, "course", course)
+
+    @tree.command(name="grant", description=description("grant"))
+    @app_commands.describe(role="the role to give", who="a user or a role of this server")
+    async def grant(
+        interaction: discord.Interaction,
+        role: Literal["instructor", "moderator"],
+        who: discord.User | discord.Role,
+    ) -> None:
+        await run(interaction, "grant", f"{role} {principal_of(who)}")
+
+    @tree.command(name="revoke", description=description("revoke"))
+    @app_commands.describe(role="the role to take away", who="a user or a role of this server")
+    async def revoke(
+        interaction: discord.Interaction,
+        role: Literal["instructor", "moderator"],
+        who: discord.User | discord.Role,
+    ) -> None:
+        await run(interaction, "revoke", f"{role} {principal_of(who)}")
+
+    @tree.command(name="invite", description=description("invite"))
+    @app_commands.describe(state="open or close the course to anyone; leave out for the code")
+    async def invite(
+        interaction: discord.Interaction, state: Literal["open", "closed"] | None = None
+    ) -> None:
+        await run(interaction, "invite", state or "")
+
+
+def _plain_command(name: str, run: Run) -> app_commands.Command[Any, Any, None]:
+    async def callback(interaction: discord.Interaction) -> None:
+        await run(interaction, name)
+
+    return app_commands.Command(name=name, description=description(name), callback=callback)
 
 
 def _present(*attachments: discord.Attachment | None) -> list[discord.Attachment]:

@@ -31,8 +31,8 @@ class Responder:
     replies then replace the "thinking…" message and follow it.
 
     Whether the deferred message is ephemeral is fixed when deferring, so a private reply
-    to a public command (a refusal, an answer from private notes) removes the public
-    "thinking…" message and follows up ephemerally instead."""
+    to a public command (a refusal, say) removes the public "thinking…" message and follows
+    up ephemerally instead."""
 
     def __init__(self, interaction: discord.Interaction, *, private: bool) -> None:
         self.interaction = interaction
@@ -59,7 +59,7 @@ class Responder:
     async def send(self, messages: Sequence[Outgoing], *, private: bool = False) -> None:
         for message in messages:
             # An ephemeral response stays ephemeral: its follow-ups are too.
-            await self._send_one(message, private=self.private or private or message.private)
+            await self._send_one(message, private=self.private or private)
         await self.finish()
 
     async def finish(self) -> None:

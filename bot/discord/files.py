@@ -1,5 +1,5 @@
-"""Attachments sent with /ingest and /notes: checked before anything is downloaded, saved
-under their sanitised names in a private temporary folder, ingested, and reported."""
+"""Attachments of /ingest and /notes as the core's `IncomingFile`s: the core checks them
+before any is downloaded, then calls `download`."""
 
 from __future__ import annotations
 
@@ -8,51 +8,19 @@ from pathlib import Path
 
 import discord
 
-from bot.common import wording
-from bot.common.uploads import check_upload, safe_file_name, upload_folder
-from core.context import Context
-from core.course_bot import CourseBot
-from core.errors import BadInputError
-from core.permissions import Action, require
-from core.replies import Notice
-from ingestion.pipeline import ProgressCallback, SourceFile
-
-# How many attachment options each command offers (Discord has no list-of-files option).
-MAX_FILES = {"ingest": 5, "notes": 3}
+from core.requests import IncomingFile
+from core.uploads import DownloadFailedError
 
 
-async def ingest_attachments(
-    bot: CourseBot,
-    ctx: Context,
-    attachments: Sequence[discord.Attachment],
-    *,
-    command: str,
-    private: bool,
-    max_bytes: int,
-    on_progress: ProgressCallback | None = None,
-) -> Notice:
-    """Ingest the attachments as course material or, when `private`, as the user's notes."""
-    if not attachments:
-        raise BadInputError(f"Please attach a file to /{command} (up to {MAX_FILES[command]}).")
-    if not private:
-        require(ctx, Action.INGEST)  # refuse before downloading anything
-    for attachment in attachments:
-        check_upload(attachment.filename, attachment.size, max_bytes)
-    with upload_folder() as folder:
-        # One folder per file: two attachments may carry the same name.
-        sources = [await _download(a, folder / str(n)) for n, a in enumerate(attachments)]
-        report = await bot.ingest(ctx, sources, on_progress=on_progress, private=private)
-    return Notice("\n".join(wording.ingest_report_lines(report)))
+def incoming_files(attachments: Sequence[discord.Attachment]) -> tuple[IncomingFile, ...]:
+    return tuple(_incoming(a) for a in attachments)
 
 
-async def _download(attachment: discord.Attachment, folder: Path) -> SourceFile:
-    name = safe_file_name(attachment.filename)
-    folder.mkdir()
-    path = folder / name
-    try:
-        await attachment.save(path)
-    except discord.HTTPException:
-        raise BadInputError(
-            f"I could not download '{attachment.filename}' from Discord; please send it again."
-        ) from None
-    return SourceFile(path=path, file_name=name)
+def _incoming(attachment: discord.Attachment) -> IncomingFile:
+    async def download(path: Path) -> None:
+        try:
+            await attachment.save(path)
+        except discord.HTTPException as error:
+            raise DownloadFailedError(str(error)) from error
+
+    return IncomingFile(name=attachment.filename, size=attachment.size, download=download)

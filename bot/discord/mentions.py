@@ -1,6 +1,6 @@
-"""A message that mentions the bot in a server channel is a question about the channel's
-course. Discord delivers the text of such messages without the privileged message content
-intent, so the bot asks for none."""
+"""A message that mentions the bot in a server channel is a question (or, during an
+exercise, an answer) about the channel's course. Discord delivers the text of such messages
+without the privileged message content intent, so the bot asks for none."""
 
 from __future__ import annotations
 
@@ -8,17 +8,11 @@ import re
 
 import discord
 
-from bot.discord.courses import request_context
 from bot.discord.delivery import post
-from bot.discord.members import message_member
-from bot.discord.render import render_all, uses_private_notes
+from bot.discord.members import message_member, place_of
+from bot.discord.render import render_all
 from core.course_bot import CourseBot
-from core.replies import ErrorReply, Notice, Reply
-
-PRIVATE_ANSWER = (
-    "The answer draws on your private notes, so I won't post it here: ask with /ask to see it "
-    "privately."
-)
+from core.requests import Request
 
 
 def mention_pattern(user_id: int) -> re.Pattern[str]:
@@ -48,15 +42,13 @@ class MentionAnswers:
         if me is None or not is_question(message, me):
             return
         guild_id = message.guild.id if message.guild else None
-        found = await request_context(
-            self.bot, message_member(message), message.channel, guild_id, message.id
+        request = Request(
+            member=message_member(message),
+            # A reply to a message is seen by the whole channel: nothing can be whispered.
+            place=place_of(message.channel, guild_id, whisper=False),
+            message_id=f"discord:{message.id}",
+            text=question_text(message.content, me.id),
         )
-        if isinstance(found, ErrorReply):
-            replies: list[Reply] = [found]
-        else:
-            question = question_text(message.content, me.id)
-            async with message.channel.typing():
-                replies = await self.bot.handle_call(found, self.bot.ask(found, question))
-        # Nothing here can be ephemeral: what comes from private notes stays unsaid.
-        shown = [Notice(PRIVATE_ANSWER) if uses_private_notes(r) else r for r in replies]
-        await post(message.channel, render_all(shown), reference=message)
+        async with message.channel.typing():
+            response = await self.bot.handle(request)
+        await post(message.channel, render_all(response.replies), reference=message)

@@ -17,8 +17,8 @@ from core.replies import (
     Answer,
     DocumentReply,
     ErrorReply,
+    IngestSummary,
     Notice,
-    Quiz,
     Reply,
     SourceList,
     StepPrompt,
@@ -47,12 +47,11 @@ class Attachment:
 
 @dataclass(frozen=True, slots=True)
 class Outgoing:
-    """One Discord message. `private` ones are shown to the requesting user alone."""
+    """One Discord message."""
 
     content: str = ""
     embeds: tuple[discord.Embed, ...] = ()
     attachments: tuple[Attachment, ...] = ()
-    private: bool = False
 
 
 def render(reply: Reply) -> list[Outgoing]:
@@ -67,9 +66,9 @@ def render(reply: Reply) -> list[Outgoing]:
             messages = _texts(pack(units, MESSAGE_LIMIT))
         case DocumentReply(file_name=name, content=content, caption=caption):
             messages = [Outgoing(content=escape(caption), attachments=(Attachment(name, content),))]
-        case Quiz():
-            options = [escape(f"{chr(65 + n)}) {option}") for n, option in enumerate(reply.options)]
-            messages = _texts(pack([*_pieces(reply.question), *options], MESSAGE_LIMIT))
+        case IngestSummary(report=report):
+            lines = [escape(line) for line in wording.ingest_report_lines(report)]
+            messages = _texts(pack(lines, MESSAGE_LIMIT))
         case StepPrompt():
             lead = [*_pieces(reply.feedback), _heading(wording.step_heading(reply))]
             messages = _texts(_pack_text(lead, reply.prompt))
@@ -77,28 +76,11 @@ def render(reply: Reply) -> list[Outgoing]:
             messages = _texts(_pack_text([], text))
         case _:
             raise TypeError(f"no Discord rendering for {type(reply).__name__}")
-    private = is_private(reply)
-    return [replace(message, private=private) for message in messages]
+    return messages
 
 
 def render_all(replies: Sequence[Reply]) -> list[Outgoing]:
     return [message for reply in replies for message in render(reply)]
-
-
-def is_private(reply: Reply) -> bool:
-    """Refusals, and whatever shows a student's private notes, are for that student's eyes."""
-    match reply:
-        case ErrorReply():
-            return True
-        case Answer(citations=citations) | Quiz(citations=citations):
-            return any(citation.private for citation in citations)
-        case SourceList(entries=entries):
-            return any(entry.private for entry in entries)
-    return False
-
-
-def uses_private_notes(reply: Reply) -> bool:
-    return not isinstance(reply, ErrorReply) and is_private(reply)
 
 
 def practice_started(user_name: str, title: str, thread_mention: str) -> Outgoing:

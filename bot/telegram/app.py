@@ -1,5 +1,5 @@
 """The python-telegram-bot `Application` for coursebot: the token, Telegram's rate limits,
-per-chat ordered concurrency and the handlers, with the core passed in."""
+concurrency ordered per sender in each chat and the handlers, with the core passed in."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from typing import Any
 
 from telegram.ext import AIORateLimiter, Application
 
-from bot.telegram.files import download_limit
 from bot.telegram.handlers import TelegramHandlers
 from bot.telegram.updates import ChatOrderedUpdates
 from config import Settings
@@ -41,6 +40,6 @@ def build_application(
     if base_file_url is not None:
         builder = builder.base_file_url(base_file_url)
     application: TelegramApplication = builder.build()
-    handlers = TelegramHandlers(core, max_upload_bytes=download_limit(settings.max_upload_bytes))
+    handlers = TelegramHandlers(core)
     handlers.register(application)
     return application

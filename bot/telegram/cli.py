@@ -11,10 +11,10 @@ from urllib.parse import urlsplit
 import structlog
 from telegram.error import InvalidToken, NetworkError
 
+from bot.composition import open_core
 from bot.telegram.app import build_application
 from bot.telegram.serving import Mode, Polling, Webhook, running, webhook_secret
 from config import Settings
-from core.factory import open_core
 
 log = structlog.get_logger(__name__)
 

@@ -8,12 +8,12 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 
 import structlog
-from telegram import Bot, LinkPreviewOptions, Message, Poll, ReplyParameters
+from telegram import Bot, LinkPreviewOptions, Message, ReplyParameters
 from telegram.constants import ChatAction, ChatType
 from telegram.error import TelegramError
 
 from bot.telegram.markup import PARSE_MODE
-from bot.telegram.render import FileMessage, Outgoing, QuizPoll, TextMessage
+from bot.telegram.render import FileMessage, Outgoing, TextMessage
 
 log = structlog.get_logger(__name__)
 
@@ -76,17 +76,6 @@ async def _send(bot: Bot, target: Target, item: Outgoing, reply: ReplyParameters
                 filename=item.file_name,
                 caption=item.caption or None,
                 parse_mode=PARSE_MODE,
-                message_thread_id=thread,
-                reply_parameters=reply,
-            )
-        case QuizPoll():
-            return await bot.send_poll(
-                chat,
-                item.question,
-                list(item.options),
-                type=Poll.QUIZ,
-                correct_option_ids=[item.correct_index],
-                explanation=item.explanation or None,
                 message_thread_id=thread,
                 reply_parameters=reply,
             )

@@ -1,29 +1,44 @@
-"""Who sent a message, as the core's `Member`. Whether they administer the group is looked up
-(one getChatMember call) only for the commands that need a role; the core decides the rest."""
+"""Who sent a message and where, in the core's terms: a `Member` and a `Place`. Whether the
+sender administers the group is looked up (one getChatMember call) only when asked for; the
+core decides what it means."""
 
 from __future__ import annotations
 
-from telegram import Bot, Message, User
+from telegram import Bot, Chat, Message, User
 from telegram.constants import ChatMemberStatus, ChatType
 
-from core.context import Member
+from core.context import Audience, Member
+from core.requests import Place
 
 PLATFORM = "telegram"
 _ADMIN = frozenset({ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER})
 
 
-def principal(user: User) -> str:
-    """The id settings name a Telegram user by (COURSEBOT_COURSE_ROLES: "telegram:42")."""
-    return f"{PLATFORM}:{user.id}"
+def principal(user_id: int) -> str:
+    """The id roles are granted to ("telegram:42"), in settings and by /grant."""
+    return f"{PLATFORM}:{user_id}"
 
 
-async def member_for(bot: Bot, message: Message, *, needs_role: bool = False) -> Member:
+def in_group(chat: Chat) -> bool:
+    return chat.type != ChatType.PRIVATE
+
+
+def place_of(chat: Chat) -> Place:
+    """A group is read by everyone in it; a direct message by the sender alone."""
+    if not in_group(chat):
+        return Place(Audience.PRIVATE, chat_id=str(chat.id))
+    key = f"chat:{chat.id}"
+    return Place(
+        Audience.SHARED, chat_id=str(chat.id), lookup=(key,), bind_key=key, name="This group"
+    )
+
+
+async def member_for(bot: Bot, message: Message, *, admin_check: bool = False) -> Member:
     user = _sender(message)
-    admin = needs_role and await is_chat_admin(bot, message)
     return Member(
         platform=PLATFORM,
-        user_id=principal(user),
-        chat_admin=admin,
+        user_id=principal(user.id),
+        chat_admin=admin_check and await is_chat_admin(bot, message),
         locale=user.language_code or "en",
     )
 
@@ -37,6 +52,17 @@ async def is_chat_admin(bot: Bot, message: Message) -> bool:
         return True  # an anonymous administrator posts as the group itself
     member = await bot.get_chat_member(chat.id, _sender(message).id)
     return member.status in _ADMIN
+
+
+def principal_argument(argument: str, message: Message) -> str:
+    """`/grant ROLE` as a reply names the replied-to user; `/grant ROLE 42` a user id."""
+    words = argument.split()
+    replied = message.reply_to_message
+    if len(words) == 1 and replied is not None and replied.from_user is not None:
+        words.append(principal(replied.from_user.id))
+    elif len(words) == 2 and words[1].isdigit():
+        words[1] = principal(int(words[1]))
+    return " ".join(words)
 
 
 def _sender(message: Message) -> User:

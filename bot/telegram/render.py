@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from telegram.constants import PollLimit
-
 from bot.common import wording
 from bot.common.splitting import pack, split_text
 from bot.telegram.markup import (
@@ -23,8 +21,8 @@ from core.replies import (
     Answer,
     DocumentReply,
     ErrorReply,
+    IngestSummary,
     Notice,
-    Quiz,
     Reply,
     SourceList,
     StepPrompt,
@@ -46,18 +44,7 @@ class FileMessage:
     as_photo: bool
 
 
-@dataclass(frozen=True, slots=True)
-class QuizPoll:
-    """A Telegram quiz poll (plain text, no parse mode): Telegram grades it and shows the
-    explanation itself."""
-
-    question: str
-    options: tuple[str, ...]
-    correct_index: int
-    explanation: str
-
-
-Outgoing = TextMessage | FileMessage | QuizPoll
+Outgoing = TextMessage | FileMessage
 
 
 def render_all(replies: list[Reply], limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
@@ -81,8 +68,8 @@ def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
             return _texts([*feedback, heading, *_body(reply.prompt, limit)], limit)
         case DocumentReply():
             return [_file(reply)]
-        case Quiz():
-            return _quiz(reply, limit)
+        case IngestSummary(report=report):
+            return _texts([escape(line) for line in wording.ingest_report_lines(report)], limit)
         case ErrorReply(text=text):
             return _texts(_body(text, limit), limit)
     raise TypeError(f"no Telegram rendering for {type(reply).__name__}")
@@ -120,28 +107,4 @@ def _file(reply: DocumentReply) -> FileMessage:
         content=reply.content,
         caption=truncate(reply.caption, CAPTION_LIMIT),
         as_photo=reply.media_type == "image/png",
-    )
-
-
-def _quiz(quiz: Quiz, limit: int) -> list[Outgoing]:
-    items: list[Outgoing] = []
-    if _fits_a_poll(quiz):
-        items.append(QuizPoll(quiz.question, quiz.options, quiz.correct_index, quiz.explanation))
-    else:
-        lettered = "\n".join(f"{chr(65 + n)}) {o}" for n, o in enumerate(quiz.options))
-        items.extend(_texts([*_body(quiz.question, limit), *_body(lettered, limit)], limit))
-    if quiz.citations:
-        lines = [wording.citation_line(n, c) for n, c in enumerate(quiz.citations, start=1)]
-        items.extend(_texts([bold(wording.SOURCES_HEADING), *map(escape, lines)], limit))
-    return items
-
-
-def _fits_a_poll(quiz: Quiz) -> bool:
-    return (
-        len(quiz.question) <= PollLimit.MAX_QUESTION_LENGTH
-        and 2 <= len(quiz.options) <= PollLimit.MAX_OPTION_NUMBER
-        and all(0 < len(option) <= PollLimit.MAX_OPTION_LENGTH for option in quiz.options)
-        and 0 <= quiz.correct_index < len(quiz.options)
-        and len(quiz.explanation) <= PollLimit.MAX_EXPLANATION_LENGTH
-        and quiz.explanation.count("\n") <= PollLimit.MAX_EXPLANATION_LINE_FEEDS
     )

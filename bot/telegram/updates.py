@@ -1,8 +1,10 @@
-"""Concurrent update processing that keeps each chat's order.
+"""Concurrent update processing that keeps each sender's order within a chat.
 
-Answers can take seconds (an LLM, an ingestion), so updates from different chats run
-concurrently; updates from one chat run one after another, in the order Telegram sent them,
-so a file never overtakes the /ingest that announced it and exercise answers stay in order."""
+Answers can take seconds (an LLM), so updates run concurrently; the updates one person sends
+in one chat run one after another, in the order Telegram sent them, so a file never
+overtakes the /ingest that announced it and exercise answers stay in order. One sender's
+backlog (a flood, a slow question, a long ingestion) never holds up anyone else in the chat
+or in other chats."""
 
 from __future__ import annotations
 
@@ -24,16 +26,15 @@ class _ChatTurn:
 
 
 class ChatOrderedUpdates(BaseUpdateProcessor):
-    """At most `max_concurrent_updates` at once (an update waiting for its chat's turn counts
-    too), one at a time per chat."""
+    """At most `max_concurrent_updates` at once (an update waiting for its turn counts too),
+    one at a time per sender and chat."""
 
     def __init__(self, max_concurrent_updates: int = MAX_CONCURRENT_UPDATES) -> None:
         super().__init__(max_concurrent_updates)
-        self._turns: dict[int | None, _ChatTurn] = {}
+        self._turns: dict[tuple[int | None, int | None], _ChatTurn] = {}
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        chat = update.effective_chat if isinstance(update, Update) else None
-        key = chat.id if chat is not None else None
+        key = _turn_of(update)
         turn = self._turns.setdefault(key, _ChatTurn())
         turn.holders += 1
         try:
@@ -50,3 +51,10 @@ class ChatOrderedUpdates(BaseUpdateProcessor):
 
     async def shutdown(self) -> None:
         """Nothing to release."""
+
+
+def _turn_of(update: object) -> tuple[int | None, int | None]:
+    if not isinstance(update, Update):
+        return (None, None)
+    chat, user = update.effective_chat, update.effective_user
+    return (chat.id if chat else None, user.id if user else None)

@@ -1,5 +1,6 @@
 """Evaluation of retrieval and answers on a dataset of courses and questions
-(`coursebot eval`): metrics as pure functions, and the run that produces them."""
+(`coursebot eval`): the metrics, as pure functions. The run that produces them is
+`bot.evaluation`."""
 
 from core.evaluation.metrics import (
     Metrics,
@@ -16,38 +17,16 @@ from core.evaluation.metrics import (
     summarise,
     tokens,
 )
-from core.evaluation.runner import (
-    CourseIngest,
-    DatasetError,
-    EvalDataset,
-    EvalOptions,
-    EvalQuestion,
-    EvalResult,
-    Evaluation,
-    load_dataset,
-    open_evaluation,
-    run_eval,
-)
 
 __all__ = [
-    "CourseIngest",
-    "DatasetError",
-    "EvalDataset",
-    "EvalOptions",
-    "EvalQuestion",
-    "EvalResult",
-    "Evaluation",
     "Metrics",
     "QuestionResult",
     "RetrievalScore",
     "any_span_hit",
     "by_type",
-    "load_dataset",
     "normalise",
-    "open_evaluation",
     "percentile",
     "reciprocal_rank",
-    "run_eval",
     "score_retrieval",
     "source_hit",
     "span_in_chunk",

@@ -9,7 +9,7 @@ from core.exercises.definitions import (
     Step,
     SymbolicAnswer,
 )
-from core.exercises.grading import Grader, GradeResult, grade_answer
+from core.exercises.grading import Grader, GradeResult, SymbolicChecker, grade_answer
 from core.exercises.machine import (
     Answer,
     Completed,
@@ -74,6 +74,7 @@ __all__ = [
     "Status",
     "Step",
     "SymbolicAnswer",
+    "SymbolicChecker",
     "Transition",
     "current_step",
     "grade_answer",

@@ -4,11 +4,14 @@ the model does not answer or its reply cannot be read).
 
 A grade's `detail` is shown to the student and never contains the expected answer: it says
 whether the answer is right and, when it is not, what kind of problem it has (not a number,
-the wrong unit, close but outside the tolerance, an expression that cannot be read)."""
+the wrong unit, close but outside the tolerance, an expression that cannot be read).
+
+sympy can run for a very long time on an innocent-looking answer, so expressions (and numbers
+written as expressions) are checked by a `SymbolicChecker`: in worker processes, with a hard
+time limit after which the worker is killed."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import unicodedata
@@ -37,6 +40,7 @@ from core.exercises.expressions import (
     read_number,
     symbol_names,
 )
+from core.exercises.process_pool import JobTimeoutError, KillableProcessPool
 from core.llm import ChatModel, LlmUnavailableError
 from core.prompts import GRADE_FREE_TEXT_SYSTEM, GRADE_FREE_TEXT_USER
 
@@ -60,33 +64,85 @@ class GradeResult:
     expected_shown: bool = False
 
 
+_TIMED_OUT = "I could not check that expression in time; write it more simply."
+_PLAIN_NUMBER = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
+
+
+class SymbolicChecker:
+    """Grades expressions, and numbers written as expressions, in worker processes: each
+    check gets `timeout_s` seconds, then its worker is killed and replaced, so a runaway
+    simplification neither holds up the event loop nor keeps a core busy afterwards.
+
+    Create one in the composition root and `close()` it on shutdown; the workers start on the
+    first check. Two answers are checked in process because that is provably as cheap as it
+    looks: an expression written exactly as expected (after normalising the symbols), and a
+    number written plainly (no sympy involved)."""
+
+    def __init__(
+        self,
+        *,
+        timeout_s: float = 5.0,
+        workers: int = 2,
+        pool: KillableProcessPool | None = None,
+    ) -> None:
+        self.timeout_s = timeout_s
+        self.pool = pool or KillableProcessPool(workers, preload=(__name__,))
+
+    async def check(self, answer: SymbolicAnswer | NumericAnswer, text: str) -> GradeResult:
+        if isinstance(answer, NumericAnswer) and _PLAIN_NUMBER.fullmatch(normalise_math(text)):
+            return grade_numeric(answer, text)
+        if isinstance(answer, SymbolicAnswer) and normalise_math(text) == normalise_math(
+            answer.expression
+        ):
+            return _EQUIVALENT
+        try:
+            return await self.pool.run(self.timeout_s, grade_answer, answer, text)
+        except JobTimeoutError:
+            log.warning("expression check timed out", chars=len(text))
+            return GradeResult(False, _TIMED_OUT)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    def warm_up(self) -> None:
+        """Starts the worker processes now (in the background) instead of on the first check."""
+        self.pool.warm_up()
+
+    async def __aenter__(self) -> SymbolicChecker:
+        self.warm_up()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.close()
+
+
 class Grader:
     """Grades answers by their step's kind. `model` grades free text; without one, or when it
-    fails, the keyword rubric does and the detail says so. Expressions are checked in a worker
-    thread with a time limit, so a slow one cannot hold up the event loop for long."""
+    fails, the keyword rubric does and the detail says so. Expressions go to `symbolic` (a
+    checker of its own when none is given; `close()` stops it)."""
 
-    def __init__(self, model: ChatModel | None = None, *, symbolic_timeout_s: float = 5.0) -> None:
+    def __init__(
+        self, model: ChatModel | None = None, *, symbolic: SymbolicChecker | None = None
+    ) -> None:
         self.model = model
-        self.symbolic_timeout_s = symbolic_timeout_s
+        self._owns_symbolic = symbolic is None
+        self.symbolic = symbolic if symbolic is not None else SymbolicChecker()
 
     async def grade(self, step: Step, text: str) -> GradeResult:
         answer = step.answer
         refused = _refuse(text)
         if refused is not None:
             return refused
-        if isinstance(answer, SymbolicAnswer):
-            try:
-                return await asyncio.wait_for(
-                    asyncio.to_thread(grade_symbolic, answer, text), self.symbolic_timeout_s
-                )
-            except TimeoutError:
-                log.warning("expression check timed out", chars=len(text))
-                return GradeResult(
-                    False, "I could not check that expression in time; write it more simply."
-                )
+        if isinstance(answer, SymbolicAnswer | NumericAnswer):
+            return await self.symbolic.check(answer, text)
         if isinstance(answer, FreeTextAnswer) and self.model is not None:
             return await self._grade_with_model(step, answer, text)
         return grade_answer(answer, text)
+
+    async def close(self) -> None:
+        """Stops the expression checker if this grader made it."""
+        if self._owns_symbolic:
+            await self.symbolic.close()
 
     async def _grade_with_model(self, step: Step, answer: FreeTextAnswer, text: str) -> GradeResult:
         assert self.model is not None
@@ -187,6 +243,9 @@ def _unit_key(text: str) -> str:
 # Expressions -----------------------------------------------------------------------------
 
 
+_EQUIVALENT = GradeResult(True, "Correct: your expression is equivalent to the expected one.")
+
+
 @lru_cache(maxsize=256)
 def _expected(expression: str, variables: tuple[str, ...]) -> sympy.Expr:
     return read_expression(expression, variables)
@@ -213,7 +272,7 @@ def grade_symbolic(answer: SymbolicAnswer, text: str) -> GradeResult:
         )
     expected = _expected(answer.expression, answer.variables or ())
     if compare(expected, given).equivalent:
-        return GradeResult(True, "Correct: your expression is equivalent to the expected one.")
+        return _EQUIVALENT
     return GradeResult(False, "Not quite: your expression is not equivalent to the expected one.")
 
 

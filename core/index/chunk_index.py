@@ -14,45 +14,9 @@ from qdrant_client import AsyncQdrantClient, models
 from core.context import Context
 from core.index import fields as f
 from core.index.edge_client import EdgeQdrantClient
+from core.index.payload import ChunkRecord, DocumentSummary
 from core.index.sparse import SparseVector
-from core.index.tenant import course_filter, tenant_filter
-
-
-@dataclass(frozen=True, slots=True)
-class ChunkRecord:
-    """A chunk as stored: the text shown to users and where it came from."""
-
-    id: str
-    course_id: str
-    document_id: str
-    file_name: str
-    text: str
-    page: int | None
-    section: str
-    kind: str
-    visibility: str
-    owner_id: str | None
-    chunk_index: int
-
-    @classmethod
-    def from_payload(cls, point_id: Any, payload: dict[str, Any]) -> ChunkRecord:
-        return cls(
-            id=str(point_id),
-            course_id=payload[f.COURSE_ID],
-            document_id=payload[f.DOCUMENT_ID],
-            file_name=payload[f.FILE_NAME],
-            text=payload[f.TEXT],
-            page=payload.get(f.PAGE),
-            section=payload.get(f.SECTION, ""),
-            kind=payload.get(f.KIND, "notes"),
-            visibility=payload.get(f.VISIBILITY, f.Visibility.PUBLIC.value),
-            owner_id=payload.get(f.OWNER_ID),
-            chunk_index=payload.get(f.CHUNK_INDEX, 0),
-        )
-
-    @property
-    def private(self) -> bool:
-        return self.visibility == f.Visibility.PRIVATE.value
+from core.index.tenant import course_filter, maintenance_scope, tenant_filter
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,16 +25,6 @@ class SearchHit:
     score: float
     # The stored dense vector, when the search asked for it (`with_vectors=True`).
     vector: tuple[float, ...] | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True, slots=True)
-class DocumentSummary:
-    document_id: str
-    file_name: str
-    kind: str
-    chunks: int
-    private: bool
-    file_hash: str | None
 
 
 GUIDED_EXERCISE_KIND = "guided_exercise"
@@ -197,19 +151,13 @@ class ChunkIndex:
         self, course_id: str, owner_id: str | None = None
     ) -> list[DocumentSummary]:
         """For maintenance: the course's public documents, or one owner's private ones."""
-        if owner_id is None:
-            scope = models.FieldCondition(
-                key=f.VISIBILITY, match=models.MatchValue(value=f.Visibility.PUBLIC.value)
-            )
-        else:
-            scope = models.FieldCondition(key=f.OWNER_ID, match=models.MatchValue(value=owner_id))
-        return await self._documents(course_filter(course_id, scope))
+        return await self._documents(maintenance_scope(course_id, owner_id))
 
     async def _documents(self, scope: models.Filter) -> list[DocumentSummary]:
         counts: dict[str, int] = defaultdict(int)
         first: dict[str, dict[str, Any]] = {}
         offset: Any = None
-        keep = [f.DOCUMENT_ID, f.FILE_NAME, f.KIND, f.VISIBILITY, f.FILE_HASH]
+        keep = list(DocumentSummary.FIELDS)
         while True:
             points, offset = await self.client.scroll(
                 self.collection,
@@ -226,17 +174,7 @@ class ChunkIndex:
             if offset is None:
                 break
         return sorted(
-            (
-                DocumentSummary(
-                    document_id=doc,
-                    file_name=first[doc][f.FILE_NAME],
-                    kind=first[doc].get(f.KIND, "notes"),
-                    chunks=counts[doc],
-                    private=first[doc].get(f.VISIBILITY) == f.Visibility.PRIVATE.value,
-                    file_hash=first[doc].get(f.FILE_HASH),
-                )
-                for doc in counts
-            ),
+            (DocumentSummary.from_payload(first[doc], counts[doc]) for doc in counts),
             key=lambda d: d.file_name.lower(),
         )
 

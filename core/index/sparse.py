@@ -7,12 +7,14 @@ so the same collection scores like BM25 without a home-made inverted index."""
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 import zlib
 from collections import Counter
 from dataclasses import dataclass
 
 import snowballstemmer
+from snowballstemmer.basestemmer import BaseStemmer
 
 K1 = 1.2
 B = 0.75
@@ -159,13 +161,22 @@ class SparseVector:
 
 
 class SparseEncoder:
+    """Safe to share between the event loop (queries) and worker threads (ingestion): the
+    snowball stemmer keeps state while it stems, so each thread gets its own."""
+
     def __init__(self) -> None:
-        self._stemmer = snowballstemmer.stemmer("english")
+        self._local = threading.local()
+
+    def _stemmer(self) -> BaseStemmer:
+        stemmer = getattr(self._local, "stemmer", None)
+        if stemmer is None:
+            stemmer = self._local.stemmer = snowballstemmer.stemmer("english")
+        return stemmer
 
     def terms(self, text: str) -> list[str]:
         words = _WORD.findall(unicodedata.normalize("NFKC", text).lower())
         kept = [w for w in words if w not in _STOP_WORDS and (len(w) > 1 or w.isdigit())]
-        return self._stemmer.stemWords(kept)
+        return self._stemmer().stemWords(kept)
 
     def encode_document(self, text: str) -> SparseVector:
         counts = Counter(self.terms(text))

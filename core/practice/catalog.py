@@ -1,7 +1,16 @@
 """The guided exercises a student can start: found by id, or by topic among the exercise
-definitions in the student's course scope."""
+definitions in the student's course scope.
+
+Definitions are stored as YAML source in the index and parsed (YAML, validation, sympy) on
+use: on every answer and every autocomplete keystroke. Parsed definitions are kept in a
+`DefinitionCache` keyed by the source's hash, so a re-ingested file with new text is parsed
+again and an unchanged one never is; a miss is parsed in a worker thread."""
 
 from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections import OrderedDict
 
 import numpy as np
 
@@ -13,18 +22,82 @@ from core.index import ChunkIndex
 # Below this similarity a topic is said not to match any exercise.
 MIN_TOPIC_SIMILARITY = 0.3
 
+_Key = tuple[str, str, str]  # course, exercise id, sha256 of the source
+
+
+def _source_name(exercise_id: str) -> str:
+    return f"{exercise_id}.exercise.yaml"
+
+
+class DefinitionCache:
+    """The last `max_size` parsed definitions, least recently used dropped first. A
+    definition is immutable, so one parse serves every student of the course."""
+
+    def __init__(self, max_size: int = 256) -> None:
+        if max_size < 1:
+            raise ValueError("the cache needs room for at least one definition")
+        self.max_size = max_size
+        self._entries: OrderedDict[_Key, ExerciseDefinition] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    async def get(self, course_id: str, exercise_id: str, source: str) -> ExerciseDefinition:
+        return (await self.get_many(course_id, {exercise_id: source}))[exercise_id]
+
+    async def get_many(
+        self, course_id: str, sources: dict[str, str]
+    ) -> dict[str, ExerciseDefinition]:
+        """exercise id -> definition for each exercise id -> source; misses are parsed
+        together in one worker thread. An invalid source raises ExerciseFormatError."""
+        keys = {eid: _key(course_id, eid, source) for eid, source in sources.items()}
+        found: dict[str, ExerciseDefinition] = {}
+        missing: dict[str, str] = {}
+        for exercise_id, key in keys.items():
+            definition = self._entries.get(key)
+            if definition is None:
+                missing[exercise_id] = sources[exercise_id]
+            else:
+                self._entries.move_to_end(key)
+                found[exercise_id] = definition
+        self.hits += len(found)
+        self.misses += len(missing)
+        if missing:
+            parsed = await asyncio.to_thread(_parse_all, missing)
+            for exercise_id, definition in parsed.items():
+                self._put(keys[exercise_id], definition)
+            found.update(parsed)
+        return found
+
+    def _put(self, key: _Key, definition: ExerciseDefinition) -> None:
+        self._entries[key] = definition
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_size:
+            self._entries.popitem(last=False)
+
+
+def _key(course_id: str, exercise_id: str, source: str) -> _Key:
+    return course_id, exercise_id, hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def _parse_all(sources: dict[str, str]) -> dict[str, ExerciseDefinition]:
+    return {eid: parse_exercise(source, _source_name(eid)) for eid, source in sources.items()}
+
 
 class ExerciseCatalog:
-    def __init__(self, index: ChunkIndex, embedder: Embedder) -> None:
+    def __init__(
+        self, index: ChunkIndex, embedder: Embedder, cache: DefinitionCache | None = None
+    ) -> None:
         self.index = index
         self.embedder = embedder
+        self.cache = cache if cache is not None else DefinitionCache()
 
     async def all(self, ctx: Context) -> list[ExerciseDefinition]:
         sources = await self.index.exercise_sources(ctx)
-        return [
-            parse_exercise(source, f"{exercise_id}.exercise.yaml")
-            for exercise_id, source in sorted(sources.items())
-        ]
+        parsed = await self.cache.get_many(ctx.course_id, sources)
+        return [parsed[exercise_id] for exercise_id in sorted(sources)]
 
     async def find(self, ctx: Context, query: str) -> ExerciseDefinition | None:
         """The exercise whose id is `query`, else the one whose topic matches it best."""
@@ -44,4 +117,4 @@ class ExerciseCatalog:
     async def get(self, ctx: Context, exercise_id: str) -> ExerciseDefinition | None:
         # Called for every answer: fetch the one exercise, not the course's whole list.
         source = (await self.index.exercise_sources(ctx, exercise_id)).get(exercise_id)
-        return parse_exercise(source, f"{exercise_id}.exercise.yaml") if source else None
+        return await self.cache.get(ctx.course_id, exercise_id, source) if source else None

@@ -2,9 +2,9 @@
 in the session store (Redis when configured) under compare-and-set, each inbound message
 handled once, and every wrong attempt logged with its skill.
 
-A message is claimed by its idempotency key before anything happens, so a replay (a
-platform retry, a second replica) grades nothing twice and logs no second mistake. The
-state is read, the answer graded, the transition computed and written back only if nobody
+Replays never reach this service: the facade's reply ledger answers a redelivered message
+with the reply it already got, so nothing is graded twice. The state is read, the answer
+graded, the transition computed and written back only if nobody
 wrote in between; otherwise it starts again from the new state, so concurrent answers
 become one transition each, in order."""
 
@@ -53,7 +53,6 @@ log = structlog.get_logger(__name__)
 Clock = Callable[[], datetime]
 # Kept a day past expiry so a returning student hears that the exercise expired.
 _EXPIRY_GRACE = timedelta(days=1)
-_SEEN_TTL_S = 7 * 86400
 _MAX_RACES = 20
 
 NO_SESSION = "You have no exercise open. Start one with /practice TOPIC or /practice ID."
@@ -92,8 +91,6 @@ class PracticeService:
         definition = await self.catalog.find(ctx, query)
         if definition is None:
             raise BadInputError(f"I found no guided exercise about '{query}' in this course.")
-        if not await self._first_time(ctx):
-            return []
         key = self._key(ctx)
         for _ in range(_MAX_RACES):
             stored = await self.store.get(key)
@@ -113,16 +110,20 @@ class PracticeService:
         raise RuntimeError("session kept changing while starting an exercise")
 
     async def answer(self, ctx: Context, text: str) -> list[Reply]:
-        return await self._apply(ctx, lambda now: Answer(text, now))
+        return await self._apply(ctx, lambda now: Answer(text, now)) or []
+
+    async def answer_if_open(self, ctx: Context, text: str) -> list[Reply] | None:
+        """The replies to `text` as an answer, or None when no exercise is open (one read)."""
+        return await self._apply(ctx, lambda now: Answer(text, now), optional=True)
 
     async def hint(self, ctx: Context) -> list[Reply]:
-        return await self._apply(ctx, Hint)
+        return await self._apply(ctx, Hint) or []
 
     async def skip(self, ctx: Context) -> list[Reply]:
-        return await self._apply(ctx, Skip)
+        return await self._apply(ctx, Skip) or []
 
     async def quit(self, ctx: Context) -> list[Reply]:
-        return await self._apply(ctx, Quit)
+        return await self._apply(ctx, Quit) or []
 
     async def status(self, ctx: Context) -> list[Reply]:
         state = self._state(await self.store.get(self._key(ctx)))
@@ -143,15 +144,15 @@ class PracticeService:
 
     # The loop --------------------------------------------------------------------------
 
-    async def _apply(self, ctx: Context, make_event: Callable[[datetime], Event]) -> list[Reply]:
-        if not await self._first_time(ctx):
-            return []
+    async def _apply(
+        self, ctx: Context, make_event: Callable[[datetime], Event], *, optional: bool = False
+    ) -> list[Reply] | None:
         key = self._key(ctx)
         for _ in range(_MAX_RACES):
             stored = await self.store.get(key)
             state = self._state(stored)
             if state is None or state.status is not Status.IN_PROGRESS:
-                return [Notice(NO_SESSION)]
+                return None if optional else [Notice(NO_SESSION)]
             definition = await self.catalog.get(ctx, state.exercise_id)
             if definition is None:
                 await self.store.delete(key)
@@ -172,16 +173,6 @@ class PracticeService:
         ttl_s = int((self.ttl + _EXPIRY_GRACE).total_seconds())
         version = stored.version if stored else 0
         return await self.store.compare_and_set(key, state.to_json(), version, ttl_s)
-
-    async def _first_time(self, ctx: Context) -> bool:
-        """Claims the inbound message; False for a replay."""
-        if ctx.message_id is None:
-            return True
-        seen = session_key(self.prefix, "seen", ctx.platform, ctx.chat_id or "-", ctx.message_id)
-        claimed = await self.store.claim(seen, _SEEN_TTL_S)
-        if not claimed:
-            log.info("replayed message ignored", platform=ctx.platform, message=ctx.message_id)
-        return claimed
 
     # Effects to replies ----------------------------------------------------------------
 

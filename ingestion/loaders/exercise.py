@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.exercises import ExerciseDefinition, ExerciseFormatError, parse_exercise
-from core.index.fields import EXERCISE_ID, EXERCISE_SOURCE
 from ingestion.documents import Block, DocumentKind, LoadedDocument
 from ingestion.errors import InvalidExerciseError
 from ingestion.loaders.plain_text import read_text
@@ -30,7 +29,8 @@ def load_exercise(path: Path, file_name: str, with_images: bool = False) -> Load
         title=definition.title,
         blocks=[Block(summary(definition), section=(definition.title,))],
         kind=DocumentKind.GUIDED_EXERCISE,
-        attributes={EXERCISE_ID: definition.id, EXERCISE_SOURCE: source},
+        exercise_id=definition.id,
+        exercise_source=source,
     )
 
 

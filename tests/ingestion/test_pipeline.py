@@ -260,3 +260,51 @@ def test_discover_walks_folders_and_reports_missing_paths(tmp_path: Path) -> Non
     found, problems = discover([tmp_path / "course", tmp_path / "nope.pdf"])
     assert [s.file_name for s in found] == ["notes.md"]
     assert problems[0].status is FileStatus.FAILED and problems[0].error == "no such file"
+
+
+async def test_type_error_names_the_supported_types_before_any_file_is_read(
+    ingestor: Ingestor,
+) -> None:
+    assert ingestor.type_error("notes.PDF") is None
+    assert ingestor.type_error("limits.exercise.yaml") is None
+    reason = ingestor.type_error("virus.exe")
+    assert reason is not None and ".pdf" in reason
+
+
+async def test_chunking_and_sparse_encoding_run_off_the_event_loop(
+    ingestor: Ingestor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    import ingestion.pipeline as pipeline
+
+    loop_thread = threading.current_thread()
+    threads: dict[str, set[threading.Thread]] = {"chunk": set(), "sparse": set()}
+    chunk_document = pipeline.chunk_document
+    encode_document = ingestor.writer.sparse.encode_document
+
+    def chunk(*args, **kwargs):
+        threads["chunk"].add(threading.current_thread())
+        return chunk_document(*args, **kwargs)
+
+    def encode(text: str):
+        threads["sparse"].add(threading.current_thread())
+        return encode_document(text)
+
+    monkeypatch.setattr(pipeline, "chunk_document", chunk)
+    monkeypatch.setattr(ingestor.writer.sparse, "encode_document", encode)
+    notes = write(tmp_path / "notes.md", "# Limits\n\nA limit describes a value approached.\n")
+    [result] = (await ingestor.ingest([SourceFile.at(notes)], COURSE)).results
+    assert result.status is FileStatus.ADDED
+    assert threads["chunk"] and loop_thread not in threads["chunk"]
+    assert threads["sparse"] and loop_thread not in threads["sparse"]
+
+
+def test_sparse_encoder_shared_between_threads_stems_alike() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    encoder = SparseEncoder()
+    texts = [f"derivatives integrating limits continuity number {n}" for n in range(400)]
+    expected = [SparseEncoder().encode_document(t) for t in texts]
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(encoder.encode_document, texts)) == expected

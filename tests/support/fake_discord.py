@@ -737,3 +737,19 @@ def server() -> dict[str, Any]:
         [(TEACHER, 0), (TA, 0)],
         [IN_COURSE.channel, ELSEWHERE.channel],
     )
+
+
+# A server of someone else's, unrelated to the course: its own "Teacher" role (the same name
+# as the course server's, another id) and an admin who holds it.
+
+RIVAL_GUILD_ID = 1_100_000_000_000_000_201
+RIVAL_CHANNEL_ID = 1_100_000_000_000_000_210
+RIVAL_TEACHER = Role(1_100_000_000_000_000_300, "Teacher")
+MALLORY = Person(
+    1_000_000_000_000_000_066, "mallory", roles=(RIVAL_TEACHER,), permissions=MANAGE_GUILD
+)
+IN_RIVAL = Place(text_channel(RIVAL_CHANNEL_ID, RIVAL_GUILD_ID, "general"), RIVAL_GUILD_ID)
+
+
+def rival_server() -> dict[str, Any]:
+    return guild_payload(RIVAL_GUILD_ID, "Rivals", [(RIVAL_TEACHER, 0)], [IN_RIVAL.channel])

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
 import core.bindings.models
+import core.courses.models
 import core.mistakes.models  # noqa: F401  (importing a models module registers its tables)
 from core.database.base import VERSION_TABLE, Base
 from core.database.engine import async_database_url

@@ -9,10 +9,11 @@ from collections.abc import AsyncIterator
 import pytest
 from support.material import Passage, add_passages
 
-from bot.console.repl import ask_once, run_chat
+from bot.composition import Assembly, open_assembly
+from bot.console.repl import ConsoleSpeaker, ask_once, run_chat
 from config import Settings
 from core.course_bot import CourseBot
-from core.factory import open_core
+from core.material import SourceFile
 
 
 def scripted(lines: list[str]):
@@ -25,14 +26,19 @@ def scripted(lines: list[str]):
 
 
 @pytest.fixture
-async def bot(settings: Settings) -> AsyncIterator[CourseBot]:
-    async with open_core(settings) as core:
-        yield core
+async def assembly(settings: Settings) -> AsyncIterator[Assembly]:
+    async with open_assembly(settings) as opened:
+        yield opened
+
+
+@pytest.fixture
+def bot(assembly: Assembly) -> CourseBot:
+    return assembly.bot
 
 
 async def chat(bot: CourseBot, lines: list[str], course: str = "sample") -> str:
     out = io.StringIO()
-    await run_chat(bot, course, "alice", scripted(lines), out)
+    await run_chat(bot, ConsoleSpeaker(course), scripted(lines), out)
     return out.getvalue()
 
 
@@ -54,10 +60,10 @@ async def test_unknown_command_gets_a_helpful_reply(bot: CourseBot) -> None:
 
 
 async def test_question_is_answered_from_the_material_with_citations(
-    bot: CourseBot, embedder
+    bot: CourseBot, assembly: Assembly, embedder
 ) -> None:
     await add_passages(
-        bot.index,
+        assembly.index,
         embedder,
         [
             Passage("The final exam is on 14 December at 09:00 in Hall A.", section="Exams"),
@@ -77,15 +83,17 @@ async def test_question_is_answered_from_the_material_with_citations(
 
 async def test_ask_once_reports_failure_for_an_empty_course(bot: CourseBot) -> None:
     out = io.StringIO()
-    assert not await ask_once(bot, "empty-course", "bob", "anything?", out)
+    assert not await ask_once(bot, ConsoleSpeaker("empty-course", "bob"), "anything?", out)
     assert "has no material yet" in out.getvalue()
 
 
-async def test_internal_failure_is_reported_politely(bot: CourseBot, monkeypatch) -> None:
+async def test_internal_failure_is_reported_politely(
+    bot: CourseBot, assembly: Assembly, monkeypatch
+) -> None:
     async def broken(*_args, **_kwargs):
         raise RuntimeError("qdrant exploded")
 
-    monkeypatch.setattr(bot.index, "count", broken)
+    monkeypatch.setattr(assembly.index, "count", broken)
     output = await chat(bot, ["When is the final exam?"])
     assert "Something went wrong on my side" in output
     assert "qdrant exploded" not in output
@@ -96,12 +104,8 @@ async def test_guided_exercise_and_mistake_review_from_the_console(
 ) -> None:
     from support.paths import SAMPLE_COURSE
 
-    from ingestion import SourceFile
-
     exercise = SAMPLE_COURSE / "exercises" / "derivative-product-rule.exercise.yaml"
-    from bot.console.repl import console_context
-
-    report = await bot.ingest(console_context("sample", "teacher"), [SourceFile.at(exercise)])
+    report = await bot.ingest_files("sample", [SourceFile.at(exercise)])
     assert report.failed == []
     output = await chat(
         bot,
@@ -127,11 +131,45 @@ async def test_guided_exercise_and_mistake_review_from_the_console(
 
 
 async def test_students_cannot_review_mistakes(bot: CourseBot) -> None:
-    from core.context import Context
-    from core.replies import ErrorReply
+    output = await chat(bot, ["/as stu", "/mistakes", "/help"])
+    assert "Speaking as stu" in output
+    assert "Sorry, only a course moderator can review the class's mistakes." in output
+    assert "/mistakes [--skill" not in output.split("review the class's mistakes.")[1]
 
-    student = Context(platform="console", course_id="sample", user_id="stu")
-    [reply] = await bot.handle(student, "/mistakes")
-    assert isinstance(reply, ErrorReply)
-    assert reply.text == "Sorry, only a course moderator can review the class's mistakes."
-    assert "/mistakes" not in bot.help(student).text
+
+async def test_notes_are_quoted_only_to_their_owner_and_never_in_a_group(
+    bot: CourseBot, assembly: Assembly, embedder
+) -> None:
+    await add_passages(
+        assembly.index,
+        embedder,
+        [
+            Passage(
+                "The secret mnemonic for the chain rule is outside-in onion peeling.",
+                "alice-notes.md",
+                owner_id="alice",
+            ),
+            Passage("The final exam is on 14 December.", section="Exams"),
+        ],
+    )
+    question = "What is the mnemonic for the chain rule?"
+    mine = await chat(bot, ["/as alice", question])
+    assert "onion peeling" in mine and "(your notes)" in mine
+    in_group = await chat(bot, ["/as alice", "/group on", question, "/sources"])
+    assert "In a group chat" in in_group
+    assert "onion peeling" not in in_group
+    assert "private" not in in_group.split("Documents in")[-1]
+    other = await chat(bot, ["/as bob", question])
+    assert "onion peeling" not in other
+
+
+async def test_a_restarted_chat_is_not_taken_for_a_replay(bot: CourseBot) -> None:
+    first = await chat(bot, ["/sources"])
+    again = await chat(bot, ["/sources"])
+    assert first == again
+    assert "has no documents yet" in first
+
+
+async def test_mistakes_are_not_shown_in_a_group(bot: CourseBot) -> None:
+    output = await chat(bot, ["/group on", "/mistakes"])
+    assert "ask me in a direct message" in output

@@ -19,34 +19,63 @@ from support.fake_discord import (
     COURSE,
     COURSE_CHANNEL_ID,
     COURSE_ROLES,
+    GUILD_ID,
     FakeDiscord,
     Person,
     Place,
     Request,
     interact,
+    rival_server,
     server,
     slash,
 )
 from support.paths import SAMPLE_COURSE
 
+from bot import composition
+from bot.composition import Assembly, open_assembly
 from bot.discord.client import CourseClient, build_client
+from bot.discord.members import channel_chat, server_chat
 from config import Settings
-from core import factory
-from core.context import Context, Role
+from core.commands import ParsedCommand
+from core.context import Audience, Member
 from core.course_bot import CourseBot
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
-from core.factory import open_core
-from ingestion.pipeline import SourceFile
+from core.index import ChunkIndex
+from core.material import SourceFile
+from core.requests import Place as CorePlace
+from core.requests import Request as CoreRequest
 
 COURSE_FILES = (
     SAMPLE_COURSE / "syllabus.md",
     SAMPLE_COURSE / "exercises" / "derivative-product-rule.exercise.yaml",
     SAMPLE_COURSE / "exercises" / "limits-basics.exercise.yaml",
 )
+OPERATOR = Member(platform="discord", user_id="discord:setup")
 
 
 def discord_settings(data_dir: Path) -> Settings:
     return Settings(_env_file=None, data_dir=data_dir, course_roles=COURSE_ROLES)  # type: ignore[call-arg]
+
+
+async def bind_as_operator(bot: CourseBot, channel_id: int, course: str) -> None:
+    """Bind a channel the way the operator's console does, through the one entry."""
+    channel = channel_chat(channel_id)
+    place = CorePlace(
+        Audience.SHARED,
+        chat_id=str(channel_id),
+        lookup=(channel, server_chat(GUILD_ID)),
+        bind_key=channel,
+    )
+    request = CoreRequest(
+        member=OPERATOR,
+        place=place,
+        message_id=f"setup:bind:{channel_id}",
+        command=ParsedCommand("bind", course),
+        operator=True,
+    )
+    response = await bot.handle(request)
+    [notice] = response.replies
+    assert "is now bound" in notice.text, notice
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
@@ -56,11 +85,11 @@ async def course_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
         # No developer's COURSEBOT_* variables decide where this goes.
         for key in [k for k in os.environ if k.startswith("COURSEBOT_")]:
             env.delenv(key)
-        async with open_core(discord_settings(data_dir)) as bot:
-            teacher = Context("discord", COURSE, "discord:teacher", frozenset({Role.INSTRUCTOR}))
-            report = await bot.ingest(teacher, [SourceFile.at(path) for path in COURSE_FILES])
+        async with open_assembly(discord_settings(data_dir)) as assembly:
+            bot = assembly.bot
+            report = await bot.ingest_files(COURSE, [SourceFile.at(path) for path in COURSE_FILES])
             assert report.failed == []
-            await bot.bindings.bind("discord", f"channel:{COURSE_CHANNEL_ID}", COURSE, "setup")
+            await bind_as_operator(bot, COURSE_CHANNEL_ID, COURSE)
     return data_dir
 
 
@@ -71,13 +100,18 @@ def settings(tmp_path: Path, course_data: Path) -> Settings:
 
 
 @pytest.fixture
-async def bot(
+async def assembly(
     settings: Settings, embedder: MiniLMOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
-) -> AsyncIterator[CourseBot]:
+) -> AsyncIterator[Assembly]:
     # The bundled model is loaded once per session, not once per test.
-    monkeypatch.setattr(factory, "MiniLMOnnxEmbedder", lambda: embedder)
-    async with open_core(settings) as core:
-        yield core
+    monkeypatch.setattr(composition, "MiniLMOnnxEmbedder", lambda: embedder)
+    async with open_assembly(settings) as opened:
+        yield opened
+
+
+@pytest.fixture
+def bot(assembly: Assembly) -> CourseBot:
+    return assembly.bot
 
 
 @dataclass
@@ -87,22 +121,27 @@ class DiscordApp:
     client: CourseClient
     fake: FakeDiscord
     bot: CourseBot
+    index: ChunkIndex
 
     async def run(
         self, command: str, person: Person, place: Place, **options: Any
     ) -> list[Request]:
         """Dispatch `/command` and return what it sent to Discord."""
+        return await self.replay(slash(command, person, place, **options))
+
+    async def replay(self, payload: dict[str, Any]) -> list[Request]:
+        """Dispatch an interaction payload (again, if it was sent before)."""
         start = len(self.fake.requests)
-        await interact(self.client, slash(command, person, place, **options))
+        await interact(self.client, payload)
         return self.fake.requests[start:]
 
 
 @pytest.fixture
 async def app(
-    bot: CourseBot, settings: Settings, monkeypatch: pytest.MonkeyPatch
+    assembly: Assembly, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[DiscordApp]:
-    client = build_client(bot, settings)
+    client = build_client(assembly.bot, settings)
     fake = FakeDiscord()
-    await fake.attach(client, monkeypatch, guilds=[server()])
-    yield DiscordApp(client, fake, bot)
+    await fake.attach(client, monkeypatch, guilds=[server(), rival_server()])
+    yield DiscordApp(client, fake, assembly.bot, assembly.index)
     await client.close()

@@ -9,13 +9,16 @@ from support.fake_discord import (
     ELSEWHERE,
     IN_COURSE,
     OTHER_CHANNEL_ID,
+    File,
     deliver_message,
+    direct,
     message_payload,
 )
 
-from bot.common import wording
-from bot.discord.mentions import PRIVATE_ANSWER, question_text
-from core.replies import Answer, Citation
+from bot.discord.mentions import question_text
+from core.answering import QuestionAnswering
+from core.courses.access import UNBOUND_CHAT
+from core.replies import Answer
 
 QUESTION = "When is the final exam and where is it held?"
 
@@ -35,11 +38,11 @@ async def test_a_mention_in_a_bound_channel_is_answered_as_a_question(app) -> No
 async def test_the_mention_is_not_part_of_the_question(app, monkeypatch) -> None:
     asked = []
 
-    async def record(_ctx, question):
+    async def record(_answers, _ctx, question):
         asked.append(question)
         return Answer("Noted.")
 
-    monkeypatch.setattr(app.bot, "ask", record)
+    monkeypatch.setattr(QuestionAnswering, "ask", record)
     text = f"<@!{BOT.id}> what is a   limit? <@{BOT.id}>"
     await deliver_message(app.client, message_payload(ALICE, IN_COURSE, text, mentions=(BOT,)))
     assert asked == ["what is a limit?"]
@@ -57,16 +60,24 @@ async def test_a_mention_in_an_unbound_channel_explains_binding(app) -> None:
     payload = message_payload(ALICE, ELSEWHERE, f"<@{BOT.id}> {QUESTION}", mentions=(BOT,))
     await deliver_message(app.client, payload)
     [reply] = app.fake.channel_messages(OTHER_CHANNEL_ID)
-    assert reply.content == wording.UNBOUND_CHAT
+    assert reply.content == UNBOUND_CHAT
 
 
-async def test_an_answer_from_private_notes_is_not_posted_in_the_channel(app, monkeypatch) -> None:
-    async def from_notes(_ctx, _question):
-        return Answer("Low dee high.", (Citation("alice-notes.md", private=True),))
+async def test_a_mention_in_a_channel_never_draws_on_private_notes(app) -> None:
+    """Nothing posted in a channel can be whispered, and in a channel nobody's notes are
+    searched: the answer is the same as anyone else's would be."""
+    notes = File("alice-notes.md", b"# My notes\n\nMy mnemonic for the quotient rule is zebra.\n")
+    app.fake.serve(notes)
+    await deliver_message(app.client, message_payload(ALICE, IN_COURSE, "hello", mentions=(BOT,)))
+    added = await app.run("notes", ALICE, direct(ALICE), file=notes)  # her DM course: calc101
+    assert added[-1].content.startswith("✓ alice-notes.md: added,")
+    in_dm = await app.run("ask", ALICE, direct(ALICE), question="What is my mnemonic?")
+    assert "zebra" in in_dm[-1].content  # the notes are there, for her
 
-    monkeypatch.setattr(app.bot, "ask", from_notes)
-    payload = message_payload(ALICE, IN_COURSE, f"<@{BOT.id}> mnemonic?", mentions=(BOT,))
+    app.fake.forget()
+    text = f"<@{BOT.id}> What is my mnemonic for the quotient rule?"
+    payload = message_payload(ALICE, IN_COURSE, text, mentions=(BOT,))
     await deliver_message(app.client, payload)
     [reply] = app.fake.channel_messages(COURSE_CHANNEL_ID)
-    assert reply.content == PRIVATE_ANSWER
+    assert "zebra" not in str(reply.payload)
     assert "alice-notes" not in str(reply.payload)

@@ -9,6 +9,7 @@ from support.fake_discord import (
     ADA,
     ALICE,
     APPLICATION_COMMAND_AUTOCOMPLETE,
+    BOB,
     AUTOCOMPLETE_RESULT,
     COURSE,
     DEFER,
@@ -17,7 +18,11 @@ from support.fake_discord import (
     ELSEWHERE,
     FOLLOW_UP,
     IN_COURSE,
+    MANAGE_GUILD,
+    TEACHER,
     TESS,
+    File,
+    Person,
     Request,
     direct,
     in_thread,
@@ -27,15 +32,21 @@ from support.fake_discord import (
     start_interaction,
 )
 
-from bot.common import wording
 from bot.discord.client import STALE_COMMAND
 from bot.discord.commands import description
-from bot.discord.handlers import SERVER_NEEDED
+from bot.discord.members import user_key
 from bot.discord.render import EMBED_DESCRIPTION_LIMIT, MESSAGE_LIMIT
+from core.answering import QuestionAnswering
 from core.course_bot import INTERNAL_ERROR
+from core.courses.access import BIND_IN_DM, NO_DM_COURSE, UNBOUND_CHAT
+from core.permissions import BIND_NEEDS_ADMIN, BIND_NEEDS_INSTRUCTOR
 from core.replies import Answer, Citation
 
 FINAL_EXAM = "When is the final exam and where is it held?"
+# A server admin who is also a teacher by the course server's role name.
+HEAD = Person(1_000_000_000_000_000_007, "head", roles=(TEACHER,), permissions=MANAGE_GUILD)
+# A server admin with no role on the course until an instructor grants one.
+DEAN = Person(1_000_000_000_000_000_008, "dean", permissions=MANAGE_GUILD)
 
 COMMANDS = {
     "ask": {"question": FINAL_EXAM},
@@ -45,17 +56,34 @@ COMMANDS = {
     "skip": {},
     "quit": {},
     "status": {},
-    "notes": {},
-    "ingest": {},
+    "notes": {"file": File("notes.md", b"# Notes")},
+    "ingest": {"file": File("glossary.md", b"# Glossary")},
     "sources": {},
     "forget": {"document": "nothing.md"},
     "mistakes": {},
     "bind": {"course": COURSE},
     "course": {"course": COURSE},
+    "grant": {"role": "moderator", "who": BOB},
+    "revoke": {"role": "moderator", "who": BOB},
+    "staff": {},
+    "invite": {},
 }
-# Private material and refusals are ephemeral from the start; answers, practice and
-# bindings are for the channel.
-PRIVATE = {"hint", "status", "notes", "ingest", "sources", "forget", "mistakes", "course"}
+# Private material, staff matters and refusals are ephemeral from the start; answers,
+# practice and bindings are for the channel.
+PRIVATE = {
+    "hint",
+    "status",
+    "notes",
+    "ingest",
+    "sources",
+    "forget",
+    "mistakes",
+    "course",
+    "grant",
+    "revoke",
+    "staff",
+    "invite",
+}
 
 
 def kinds(sent: list[Request]) -> list[str]:
@@ -96,14 +124,14 @@ async def test_every_command_acknowledges_first_with_the_right_visibility(app) -
 async def test_the_acknowledgement_comes_before_slow_core_work(app, monkeypatch) -> None:
     release = asyncio.Event()
     asked = asyncio.Event()
-    real_ask = app.bot.ask
+    real_ask = QuestionAnswering.ask
 
-    async def slow_ask(ctx, question):
+    async def slow_ask(answers, ctx, question):
         asked.set()
         await release.wait()  # the core takes as long as the test wants
-        return await real_ask(ctx, question)
+        return await real_ask(answers, ctx, question)
 
-    monkeypatch.setattr(app.bot, "ask", slow_ask)
+    monkeypatch.setattr(QuestionAnswering, "ask", slow_ask)
     loop = asyncio.get_running_loop()
     started_at = loop.time()
     task = start_interaction(app.client, slash("ask", ALICE, IN_COURSE, question=FINAL_EXAM))
@@ -139,10 +167,10 @@ async def test_a_long_answer_is_split_without_breaking_a_citation(app, monkeypat
         Citation(f"lecture-{n:02d}.pdf", page=n, section="Section " + "x" * 150) for n in range(40)
     )
 
-    async def long_answer(_ctx, _question):
+    async def long_answer(_answers, _ctx, _question):
         return Answer(text=" ".join(sentences), citations=citations)
 
-    monkeypatch.setattr(app.bot, "ask", long_answer)
+    monkeypatch.setattr(QuestionAnswering, "ask", long_answer)
     sent = await app.run("ask", ALICE, IN_COURSE, question="Tell me everything")
 
     messages = sent[1:]
@@ -167,16 +195,17 @@ async def test_an_unbound_channel_gets_a_private_hint(app) -> None:
     # The public "thinking…" is removed and the hint goes to the asker alone.
     assert kinds(sent) == ["defer", "delete", "follow"]
     assert sent[2].ephemeral
-    assert sent[2].content == wording.UNBOUND_CHAT
+    assert sent[2].content == UNBOUND_CHAT
 
 
 async def test_a_direct_message_without_a_course_asks_for_one(app) -> None:
     sent = await app.run("ask", ALICE, direct(ALICE), question=FINAL_EXAM)
     assert sent[-1].ephemeral
-    assert sent[-1].content == wording.NO_DM_COURSE
+    assert sent[-1].content == NO_DM_COURSE
 
 
 async def test_course_chooses_what_direct_messages_are_about(app) -> None:
+    await app.run("ask", ALICE, IN_COURSE, question=FINAL_EXAM)  # she is in the course now
     chosen = await app.run("course", ALICE, direct(ALICE), course=COURSE)
     assert kinds(chosen) == ["defer", "edit"]
     assert chosen[0].ephemeral
@@ -187,44 +216,71 @@ async def test_course_chooses_what_direct_messages_are_about(app) -> None:
 
 async def test_binding_needs_a_server(app) -> None:
     sent = await app.run("bind", ADA, direct(ADA), course=COURSE)
-    assert sent[-1].ephemeral
-    assert sent[-1].content == SERVER_NEEDED
+    assert sent[-1].content == BIND_IN_DM
 
 
 async def test_a_student_cannot_bind_a_channel(app) -> None:
     refused = await app.run("bind", ALICE, ELSEWHERE, course=COURSE)
     assert kinds(refused) == ["defer", "delete", "follow"]
     assert refused[2].ephemeral
-    assert refused[2].content == "Sorry, only a course instructor can bind this chat to a course."
+    assert refused[2].content == BIND_NEEDS_ADMIN
     still = await app.run("ask", ALICE, ELSEWHERE, question=FINAL_EXAM)
-    assert still[-1].content == wording.UNBOUND_CHAT
+    assert still[-1].content == UNBOUND_CHAT
 
 
-async def test_a_server_admin_binds_the_whole_server(app) -> None:
-    bound = await app.run("bind", ADA, ELSEWHERE, course=COURSE, scope="server")
+async def test_a_server_admin_gains_no_role_on_an_existing_course(app) -> None:
+    refused = await app.run("bind", ADA, ELSEWHERE, course=COURSE, scope="server")
+    assert kinds(refused) == ["defer", "delete", "follow"]
+    assert refused[2].ephemeral
+    assert refused[2].content == BIND_NEEDS_INSTRUCTOR.format(course=COURSE)
+    still = await app.run("ask", ALICE, ELSEWHERE, question=FINAL_EXAM)
+    assert still[-1].content == UNBOUND_CHAT
+
+
+async def test_a_server_admin_binding_a_new_course_creates_and_teaches_it(app) -> None:
+    bound = await app.run("bind", ADA, ELSEWHERE, course="physics1", scope="server")
     assert kinds(bound) == ["defer", "edit"]
     assert not bound[1].ephemeral  # the channel learns where it stands
-    assert bound[1].content.startswith(f"This server is now bound to the course '{COURSE}'.")
+    assert bound[1].content.startswith(
+        "This server is now bound to the course 'physics1'. You created it, so you are its "
+        "instructor."
+    )
+    staff = await app.run("staff", ADA, ELSEWHERE)
+    assert f"instructor: {user_key(ADA.id)}" in staff[-1].content
+    # The course's own channel keeps its more specific binding.
+    answered = await app.run("ask", ALICE, IN_COURSE, question=FINAL_EXAM)
+    assert "Hall A" in answered[-1].content
+
+
+async def test_a_teacher_role_named_in_settings_binds_the_server_from_the_course_channel(
+    app,
+) -> None:
+    bound = await app.run("bind", HEAD, IN_COURSE, course=COURSE, scope="server")
+    assert bound[-1].content.startswith(f"This server is now bound to the course '{COURSE}'.")
     answered = await app.run("ask", ALICE, ELSEWHERE, question=FINAL_EXAM)
     assert "Hall A" in answered[-1].content
 
 
-async def test_a_teacher_role_named_in_settings_binds_a_channel(app) -> None:
-    bound = await app.run("bind", TESS, ELSEWHERE, course=COURSE)
-    assert bound[-1].content.startswith(f"This channel is now bound to the course '{COURSE}'.")
+async def test_a_role_name_does_not_count_in_a_channel_bound_to_nothing(app) -> None:
+    refused = await app.run("bind", HEAD, ELSEWHERE, course=COURSE)
+    assert refused[-1].content == BIND_NEEDS_INSTRUCTOR.format(course=COURSE)
 
 
 async def test_binding_from_a_thread_binds_its_channel(app) -> None:
-    bound = await app.run("bind", TESS, in_thread(snowflake(), parent=ELSEWHERE), course=COURSE)
+    granted = await app.run("grant", TESS, IN_COURSE, role="instructor", who=DEAN)
+    assert granted[-1].content == f"{user_key(DEAN.id)} is now a instructor of '{COURSE}'."
+    bound = await app.run("bind", DEAN, in_thread(snowflake(), parent=ELSEWHERE), course=COURSE)
     assert bound[-1].content.startswith("This channel is now bound")
     answered = await app.run("ask", ALICE, ELSEWHERE, question=FINAL_EXAM)
     assert "Hall A" in answered[-1].content
 
 
 async def test_course_names_are_autocompleted(app) -> None:
+    await app.run("ask", ALICE, IN_COURSE, question=FINAL_EXAM)
+    app.fake.forget()
     payload = slash(
         "bind",
-        ADA,
+        ALICE,
         ELSEWHERE,
         kind=APPLICATION_COMMAND_AUTOCOMPLETE,
         focused="course",
@@ -239,10 +295,10 @@ async def test_course_names_are_autocompleted(app) -> None:
 
 
 async def test_a_failing_autocomplete_offers_nothing_instead_of_failing(app, monkeypatch) -> None:
-    async def broken(_platform):
+    async def broken(_member):
         raise RuntimeError("database down")
 
-    monkeypatch.setattr(app.bot, "courses", broken)
+    monkeypatch.setattr(app.bot, "course_choices", broken)
     payload = slash(
         "course",
         ALICE,
@@ -291,7 +347,7 @@ async def test_an_unexpected_failure_is_reported_politely_and_privately(app, mon
     async def broken(*_args, **_kwargs):
         raise RuntimeError("database exploded")
 
-    monkeypatch.setattr(app.bot, "course_for", broken)
+    monkeypatch.setattr(app.index, "count", broken)
     sent = await app.run("ask", ALICE, IN_COURSE, question=FINAL_EXAM)
     assert kinds(sent) == ["defer", "delete", "follow"]
     assert sent[-1].ephemeral

@@ -11,14 +11,13 @@ from hypothesis import strategies as st
 from support.fake_telegram import html_problem, visible_text
 
 from bot.common import wording
-from bot.telegram.render import FileMessage, QuizPoll, TextMessage, render
+from bot.telegram.render import FileMessage, TextMessage, render
 from core.replies import (
     Answer,
     Citation,
     DocumentReply,
     ErrorReply,
     Notice,
-    Quiz,
     SourceEntry,
     SourceList,
     StepPrompt,
@@ -139,15 +138,3 @@ def test_a_long_caption_is_shortened_to_telegrams_limit() -> None:
     assert len(item.caption) <= 1024 and item.caption.endswith("…")
     assert html_problem(item.caption) is None
     assert re.fullmatch(r"(a&amp;b )*a?(&amp;)?b?…", item.caption)
-
-
-def test_a_quiz_becomes_a_quiz_poll_when_it_fits() -> None:
-    quiz = Quiz("2 + 2?", ("3", "4"), correct_index=1, explanation="Count.")
-    assert render(quiz) == [QuizPoll("2 + 2?", ("3", "4"), 1, "Count.")]
-
-
-def test_a_quiz_too_big_for_a_poll_is_sent_as_text() -> None:
-    quiz = Quiz("Which?", ("x" * 150, "y"), correct_index=0, citations=(Citation("a.md"),))
-    [question, sources] = html_of(render(quiz))
-    assert question == f"Which?\nA) {'x' * 150}\nB) y"
-    assert sources == "<b>Sources:</b>\n[1] a.md"

@@ -33,17 +33,16 @@ from support.paths import SAMPLE_COURSE
 from telegram import Update
 from telegram.ext import AIORateLimiter, ContextTypes, TypeHandler
 
-from bot.telegram import Polling, TelegramApplication, Webhook, build_application, running
-from bot.telegram.delivery import Target, deliver
-from bot.telegram.render import render
+from bot import composition
+from bot.composition import Assembly, open_assembly, open_core
+from bot.telegram import Polling, TelegramApplication, Webhook, build_application, handlers, running
 from bot.telegram.updates import ChatOrderedUpdates
 from config import Settings
-from core import factory
-from core.context import Context, Member, Role
+from core.commands import ParsedCommand
+from core.context import Audience, Member
 from core.course_bot import INTERNAL_ERROR, CourseBot
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
-from core.factory import open_core
-from core.replies import Citation, Quiz
+from core.requests import Place, Request
 from ingestion import discover
 
 COURSE = "sample"
@@ -75,8 +74,7 @@ def sent_messages(calls: list[Call]) -> list[Call]:
     return [call for call in calls if call.method == "sendMessage"]
 
 
-def _member(who: dict[str, Any]) -> Member:
-    return Member(platform="telegram", user_id=f"telegram:{who['id']}")
+OPERATOR = Member(platform="console", user_id="console")
 
 
 @dataclass
@@ -86,6 +84,7 @@ class TelegramBot:
     fake: FakeTelegram
     core: CourseBot
     application: TelegramApplication
+    assembly: Assembly
     handled: set[int] = field(default_factory=set)
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
@@ -151,12 +150,21 @@ def course_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 async def _ingest_sample(settings: Settings) -> None:
     sources, missing = discover([SAMPLE_COURSE])
     assert not missing
-    instructor = Context(
-        platform="console", course_id=COURSE, user_id="setup", roles=frozenset({Role.INSTRUCTOR})
-    )
     async with open_core(settings) as core:
-        report = await core.ingest(instructor, sources)
+        report = await core.ingest_files(COURSE, sources)
+        # Open: any student may choose it in a DM (closed courses are tested on their own).
+        opened = await core.handle(
+            Request(
+                OPERATOR,
+                Place(Audience.PRIVATE),
+                message_id="setup-open",
+                command=ParsedCommand("invite", "open"),
+                course=COURSE,
+                operator=True,
+            )
+        )
     assert not report.failed
+    assert "is now open" in opened.replies[0].text  # type: ignore[union-attr]
 
 
 @pytest.fixture
@@ -170,7 +178,7 @@ def settings(
     async def loaded(*_args: object) -> MiniLMOnnxEmbedder:
         return embedder
 
-    monkeypatch.setattr(factory, "embedder", loaded)
+    monkeypatch.setattr(composition, "embedder", loaded)
     data_dir = tmp_path / "data"
     shutil.copytree(course_data, data_dir)
     return Settings(  # type: ignore[call-arg]
@@ -188,11 +196,12 @@ def settings(
 async def telegram_bot(
     settings: Settings, mode: Polling | Webhook | None = None
 ) -> AsyncIterator[TelegramBot]:
-    async with FakeTelegram() as fake, open_core(settings) as core:
+    async with FakeTelegram() as fake, open_assembly(settings) as assembly:
+        core = assembly.bot
         application = build_application(
             settings, core, base_url=fake.base_url, base_file_url=fake.base_file_url
         )
-        bot = TelegramBot(fake, core, application)
+        bot = TelegramBot(fake, core, application, assembly)
         application.add_handler(TypeHandler(Update, bot.mark_handled), group=_AFTER_ALL)
         async with running(application, mode or Polling(timeout_s=1)):
             yield bot
@@ -210,6 +219,7 @@ async def course_in_dm(tg: TelegramBot, who: dict[str, Any]) -> None:
 
 
 async def bind_group(tg: TelegramBot, chat: dict[str, Any] = GROUP) -> None:
+    tg.fake.set_status(chat, TEACHER, "administrator")
     reply = joined(await tg.say(chat, TEACHER, f"/bind {COURSE}"))
     assert f"This group is now bound to the course '{COURSE}'" in reply
 
@@ -256,34 +266,53 @@ async def test_help_for_an_instructor_adds_the_instructor_commands(tg: TelegramB
 # Binding a group, choosing a DM course ------------------------------------------------------
 
 
-async def test_a_group_admin_or_owner_binds_the_group(tg: TelegramBot) -> None:
-    tg.fake.set_status(GROUP, ADMIN, "administrator")
-    calls = await tg.say(GROUP, ADMIN, "/bind Sample")
+async def test_a_group_admin_creates_a_new_course_by_binding_and_becomes_its_instructor(
+    tg: TelegramBot,
+) -> None:
+    tg.fake.set_status(OTHER_GROUP, ADMIN, "creator")
+    calls = await tg.say(OTHER_GROUP, ADMIN, "/bind Physics-1")
     [reply] = texts(calls)
-    assert reply == "This group is now bound to the course 'sample'. Ask away, or send /help."
+    assert reply == (
+        "This group is now bound to the course 'physics-1'. You created it, so you are its "
+        "instructor. It has no material yet: an instructor can add some with /ingest."
+    )
     [lookup] = [c for c in calls if c.method == "getChatMember"]
     assert lookup.params["user_id"] == str(ADMIN["id"])
-    assert await tg.core.course_for(_member(ALICE), [f"chat:{GROUP['id']}"]) == COURSE
+    announced = texts(await tg.say(OTHER_GROUP, ADMIN, "/ingest"))
+    assert announced[0].startswith("Send the files now and I will add them as material")
 
+
+async def test_an_unrelated_group_admin_cannot_bind_an_existing_course(tg: TelegramBot) -> None:
     tg.fake.set_status(OTHER_GROUP, ADMIN, "creator")
-    reply = joined(await tg.say(OTHER_GROUP, ADMIN, "/bind physics-1"))
-    assert "This group is now bound to the course 'physics-1'. It has no material yet" in reply
+    [reply] = texts(await tg.say(OTHER_GROUP, ADMIN, f"/bind {COURSE}"))
+    assert reply.startswith("Sorry, 'sample' is an existing course: only one of its instructors")
+    [unbound] = texts(await tg.say(OTHER_GROUP, ALICE, "/ask when is the final exam?"))
+    assert unbound.startswith("This chat is not bound to a course yet.")
+    # Administering the group grants nothing on the course either.
+    await bind_group(tg)
+    tg.fake.set_status(GROUP, ADMIN, "administrator")
+    for command in ("/ingest", "/forget syllabus.md"):
+        [refused] = texts(await tg.say(GROUP, ADMIN, command))
+        assert refused.startswith("Sorry, only a course instructor can")
 
 
-async def test_a_configured_instructor_binds_without_being_admin(tg: TelegramBot) -> None:
-    calls = await tg.say(GROUP, TEACHER, f"/bind {COURSE}")
-    assert "This group is now bound to the course 'sample'" in joined(calls)
+async def test_a_configured_instructor_binds_a_group_they_administer(tg: TelegramBot) -> None:
+    [refused] = texts(await tg.say(GROUP, TEACHER, f"/bind {COURSE}"))
+    assert refused == "Sorry, only an administrator of this chat can bind it to a course."
+    await bind_group(tg)
 
 
 async def test_a_student_cannot_bind_a_group(tg: TelegramBot) -> None:
     [reply] = texts(await tg.say(GROUP, ALICE, f"/bind {COURSE}"))
-    assert reply == "Sorry, only a course instructor can bind this chat to a course."
-    assert await tg.core.course_for(_member(ALICE), [f"chat:{GROUP['id']}"]) is None
+    assert reply == "Sorry, only an administrator of this chat can bind it to a course."
+    [unbound] = texts(await tg.say(GROUP, ALICE, "/ask when is the final exam?"))
+    assert unbound.startswith("This chat is not bound to a course yet.")
 
 
 async def test_bind_explains_itself_in_a_dm_and_without_a_course(tg: TelegramBot) -> None:
     [in_dm] = texts(await tg.say(dm(TEACHER), TEACHER, f"/bind {COURSE}"))
     assert in_dm.startswith("/bind is for groups")
+    tg.fake.set_status(GROUP, TEACHER, "administrator")
     [bare] = texts(await tg.say(GROUP, TEACHER, "/bind"))
     assert bare == "Which course? Send /bind COURSE, for example /bind calc101."
     [bad] = texts(await tg.say(GROUP, TEACHER, "/bind no way!"))
@@ -387,10 +416,12 @@ async def test_a_bare_mention_explains_how_to_ask(tg: TelegramBot) -> None:
     assert reply.startswith("Ask me about the course: mention me with your question")
 
 
-async def test_an_answer_longer_than_a_message_arrives_in_several(tg: TelegramBot) -> None:
+async def test_an_answer_longer_than_a_message_arrives_in_several(
+    tg: TelegramBot, embedder: MiniLMOnnxEmbedder
+) -> None:
     await add_passages(
-        tg.core.index,
-        tg.core.ingestor.embedder,
+        tg.assembly.index,
+        embedder,
         [
             Passage(_safety_rule(n), file_name=f"lab-safety-{n}.md", section=f"Rule {n}")
             for n in range(3)
@@ -448,8 +479,10 @@ async def test_a_replayed_answer_is_graded_once(tg: TelegramBot) -> None:
     await course_in_dm(tg, ALICE)
     await tg.say(dm(ALICE), ALICE, "/practice derivative-product-rule")
     update = tg.fake.text_update(dm(ALICE), ALICE, "x^2")
-    assert "✗" in joined(await tg.send(update))
-    assert sent_messages(await tg.send(tg.fake.redelivery(update))) == []
+    first = joined(await tg.send(update))
+    assert "✗" in first
+    # A redelivery gets the same reply again, and is not graded a second time.
+    assert joined(await tg.send(tg.fake.redelivery(update))) == first
     assert "1 wrong attempt(s)" in joined(await tg.say(dm(ALICE), ALICE, "/status"))
 
 
@@ -501,7 +534,7 @@ async def test_a_file_in_a_dm_without_a_command_is_not_ingested(tg: TelegramBot)
 async def test_a_document_in_a_group_is_never_private(tg: TelegramBot) -> None:
     await bind_group(tg)
     [refused] = texts(await tg.say(GROUP, ALICE, "/notes"))
-    assert refused.startswith("Notes are private, and a group is not")
+    assert refused.startswith("Notes are private, and this chat is not")
     captioned = await tg.upload(GROUP, ALICE, "alice-notes.md", ALICE_NOTE, caption="/notes")
     assert texts(captioned) == [refused]
     # Notes announced in a DM are not taken from the group either.
@@ -524,12 +557,11 @@ async def test_an_instructor_ingests_an_attached_document_with_progress(tg: Tele
     await course_in_dm(tg, TEACHER)
     calls = await tg.upload(dm(TEACHER), TEACHER, "week-7.md", WEEK_7, caption="/ingest")
     methods = [c.method for c in calls]
-    assert methods[:2] == ["sendMessage", "sendChatAction"]
-    assert texts(calls) == ["Ingesting week-7.md…"]
-    assert methods.index("getFile") < methods.index("download") < methods.index("editMessageText")
+    assert methods[0] == "sendChatAction"
+    [progress_text] = texts(calls)
+    assert progress_text.startswith("Ingesting file 1 of 1: week-7.md")
+    assert methods.index("getFile") < methods.index("download") < methods.index("sendMessage")
     edits = texts(calls, "editMessageText")
-    assert len(edits) >= 2
-    assert edits[0].startswith("Ingesting file 1 of 1: week-7.md")
     assert edits[-1] == "✓ week-7.md: added, 1 chunks\n1 of 1 files ingested"
     progress = sent_messages(calls)[0].result["message_id"]
     edited = {c.params["message_id"] for c in calls if c.method == "editMessageText"}
@@ -542,12 +574,11 @@ async def test_an_instructor_ingests_an_attached_document_with_progress(tg: Tele
 
 async def test_ingest_then_the_document_in_the_next_message(tg: TelegramBot) -> None:
     await bind_group(tg)
-    tg.fake.set_status(GROUP, ADMIN, "administrator")
-    [announced] = texts(await tg.say(GROUP, ADMIN, "/ingest"))
+    [announced] = texts(await tg.say(GROUP, TEACHER, "/ingest"))
     assert announced == (
         "Send the files now and I will add them as material for 'sample' (I'll wait 10 minutes)."
     )
-    calls = await tg.upload(GROUP, ADMIN, "week-7.md", WEEK_7)
+    calls = await tg.upload(GROUP, TEACHER, "week-7.md", WEEK_7)
     assert "1 of 1 files ingested" in texts(calls, "editMessageText")[-1]
     # Course material, so every student sees it.
     listing = joined(await tg.say(GROUP, ALICE, "/sources"))
@@ -578,7 +609,7 @@ async def test_oversize_and_unsupported_files_are_refused_before_download(
     huge = await tg.upload(
         chat, TEACHER, "lecture-03.pdf", b"%PDF-", caption="/ingest", file_size=30_000_000
     )
-    assert texts(huge) == ["'lecture-03.pdf' is 28.6 MB; the limit is 19 MB."]
+    assert texts(huge) == ["'lecture-03.pdf': the file is 28.6 MB; the limit is 19 MB"]
     sheet = await tg.upload(chat, TEACHER, "grades.xlsx", b"PK", caption="/ingest")
     [refused] = texts(sheet)
     assert refused.startswith("'grades.xlsx': '.xlsx' is not a supported type")
@@ -602,9 +633,7 @@ async def test_a_file_telegram_cannot_serve_is_reported_not_half_ingested(
     update = tg.fake.document_update(dm(TEACHER), TEACHER, "week-7.md", WEEK_7, caption="/ingest")
     del tg.fake.files[update["message"]["document"]["file_id"]]  # gone from Telegram's side
     calls = await tg.send(update)
-    assert texts(calls, "editMessageText") == [
-        "I could not fetch 'week-7.md' from Telegram. Please send it again."
-    ]
+    assert texts(calls) == ["I could not fetch 'week-7.md'. Please send it again."]
     assert "week-7.md" not in joined(await tg.say(dm(TEACHER), TEACHER, "/sources"))
 
 
@@ -626,13 +655,13 @@ async def test_sources_and_forget(tg: TelegramBot) -> None:
 # Mistakes -----------------------------------------------------------------------------------
 
 
-async def test_a_moderator_gets_the_mistakes_chart_and_csv(tg: TelegramBot) -> None:
+async def test_a_moderator_gets_the_mistakes_chart_and_csv_in_a_dm(tg: TelegramBot) -> None:
     await course_in_dm(tg, ALICE)
     await tg.say(dm(ALICE), ALICE, "/practice derivative-product-rule")
     await tg.say(dm(ALICE), ALICE, "x^2")
-    await bind_group(tg)
+    await course_in_dm(tg, MODERATOR)
 
-    calls = await tg.say(GROUP, MODERATOR, "/mistakes --csv")
+    calls = await tg.say(dm(MODERATOR), MODERATOR, "/mistakes --csv")
     summary = joined(calls)
     assert "Mistakes by skill for sample:" in summary
     assert "power-rule: 1 (latest: “x^2”)" in summary
@@ -646,17 +675,19 @@ async def test_a_moderator_gets_the_mistakes_chart_and_csv(tg: TelegramBot) -> N
     assert "power-rule" in csv.decode() and "x^2" in csv.decode()
 
 
-async def test_students_cannot_review_mistakes(tg: TelegramBot) -> None:
+async def test_mistakes_are_never_posted_in_a_group(tg: TelegramBot) -> None:
     await bind_group(tg)
-    calls = await tg.say(GROUP, ALICE, "/mistakes")
-    assert texts(calls) == ["Sorry, only a course moderator can review the class's mistakes."]
+    calls = await tg.say(GROUP, MODERATOR, "/mistakes --csv")
+    [reply] = texts(calls)
+    assert reply.startswith("/mistakes shows students' names and answers")
     assert not [c for c in calls if c.method in ("sendPhoto", "sendDocument")]
 
 
-async def test_a_group_admin_may_review_mistakes(tg: TelegramBot) -> None:
-    await bind_group(tg)
-    tg.fake.set_status(GROUP, ADMIN, "administrator")
-    assert texts(await tg.say(GROUP, ADMIN, "/mistakes")) == ["No mistakes logged for sample."]
+async def test_students_cannot_review_mistakes(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    calls = await tg.say(dm(ALICE), ALICE, "/mistakes")
+    assert texts(calls) == ["Sorry, only a course moderator can review the class's mistakes."]
+    assert not [c for c in calls if c.method in ("sendPhoto", "sendDocument")]
 
 
 # Bad input and failures ---------------------------------------------------------------------
@@ -677,7 +708,7 @@ async def test_a_core_failure_is_reported_politely(
     async def broken(*_args: object, **_kwargs: object) -> int:
         raise RuntimeError("qdrant exploded")
 
-    monkeypatch.setattr(tg.core.index, "count", broken)
+    monkeypatch.setattr(tg.assembly.index, "count", broken)
     [reply] = texts(await tg.say(dm(ALICE), ALICE, "When is the final exam?"))
     assert reply == INTERNAL_ERROR
 
@@ -685,10 +716,10 @@ async def test_a_core_failure_is_reported_politely(
 async def test_an_adapter_failure_is_logged_and_apologised_for(
     tg: TelegramBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async def broken(*_args: object, **_kwargs: object) -> str:
-        raise RuntimeError("database exploded")
+    def broken(*_args: object, **_kwargs: object) -> list[object]:
+        raise RuntimeError("rendering exploded")
 
-    monkeypatch.setattr(tg.core, "course_for", broken)
+    monkeypatch.setattr(handlers, "render_all", broken)
     calls = await tg.say(dm(ALICE), ALICE, "When is the final exam?")
     assert texts(calls) == [INTERNAL_ERROR]
     assert "exploded" not in joined(calls) and "Traceback" not in joined(calls)
@@ -699,28 +730,6 @@ async def test_edited_messages_are_not_answered_twice(tg: TelegramBot) -> None:
     update = tg.fake.text_update(dm(ALICE), ALICE, "When is the final exam?")
     edited = {"update_id": update["update_id"], "edited_message": update["message"]}
     assert await tg.send(edited) == []
-
-
-async def test_a_quiz_is_sent_as_a_telegram_quiz_poll(tg: TelegramBot) -> None:
-    await tg.say(dm(ALICE), ALICE, "/help")  # Telegram knows the chat once Alice wrote
-    quiz = Quiz(
-        question="Which rule differentiates x^2 sin(x)?",
-        options=("the chain rule", "the product rule", "the quotient rule"),
-        correct_index=1,
-        explanation="x^2 sin(x) is a product u v.",
-        citations=(Citation("lecture-02-derivatives.pdf", page=4, section="Product rule"),),
-    )
-    sent = await deliver(tg.application.bot, Target(ALICE["id"]), render(quiz))
-    [poll_call] = tg.fake.calls_to("sendPoll")
-    assert poll_call.params["type"] == "quiz"
-    assert [option["text"] for option in poll_call.json("options")] == list(quiz.options)
-    assert poll_call.json("correct_option_ids") == [1]
-    poll = sent[0].poll
-    assert poll is not None and poll.type == "quiz" and poll.correct_option_ids == (1,)
-    assert poll.options[1].persistent_id == "option-1"
-    assert visible_text(tg.fake.calls_to("sendMessage")[-1].text) == (
-        "Sources:\n[1] lecture-02-derivatives.pdf, p. 4, Product rule"
-    )
 
 
 # Webhook mode -------------------------------------------------------------------------------

@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 import pytest
 from support.material import Passage, add_passages
 
+from bot.composition import open_core
 from config import Settings
 from core.context import Context
 from core.course_bot import CourseBot
-from core.factory import open_core
 from core.prompts import ABSTENTION
 
 

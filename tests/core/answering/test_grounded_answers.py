@@ -11,10 +11,10 @@ import pytest
 from support.fake_ollama import FakeOllama, running_fake_ollama
 from support.material import Passage, add_passages
 
+from bot.composition import open_core
 from config import Settings
 from core.context import Context
 from core.course_bot import CourseBot
-from core.factory import open_core
 from core.prompts import ABSTENTION, ANSWER_SYSTEM
 
 PASSAGES = [

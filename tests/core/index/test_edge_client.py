@@ -22,9 +22,9 @@ from support.embedders import HashEmbedder
 from support.material import Passage, add_passages
 from support.paths import REPO_ROOT
 
+from bot.composition import open_index
 from config import Settings
 from core.context import Context
-from core.factory import open_index
 from core.index import (
     ChunkIndex,
     EdgeQdrantClient,
@@ -82,7 +82,7 @@ def open_client(engine: str, directory: Path) -> Client:
 
 
 def chunk_index(engine: str, directory: Path, dimensions: int = DIMENSIONS) -> ChunkIndex:
-    # As the factory does: Edge filters through payload indexes, local mode scans.
+    # As the composition root does: Edge filters through payload indexes, local mode scans.
     client = open_client(engine, directory)
     return ChunkIndex(client, COLLECTION, dimensions, payload_indexes=engine == "edge")
 

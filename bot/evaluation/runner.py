@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bot.composition import Assembly, open_assembly
 from config import Settings
 from core.context import Context, Role
 from core.course_bot import CourseBot
@@ -30,9 +31,9 @@ from core.evaluation.metrics import (
     score_retrieval,
     summarise,
 )
-from core.factory import open_core
+from core.material import IngestProgress, IngestReport, ProgressCallback
 from core.retrieval import DEFAULT_VARIANT, VARIANTS, Retriever
-from ingestion.pipeline import IngestProgress, IngestReport, ProgressCallback, discover
+from ingestion.pipeline import discover
 
 PLATFORM = "eval"
 USER_ID = "eval"
@@ -148,21 +149,13 @@ class Evaluation:
     """One run over a dataset with the core open: `ingest()`, then `ask()`, then `result()`.
     Open it with `open_evaluation`; `run_eval` does all three."""
 
-    def __init__(self, bot: CourseBot, dataset: EvalDataset, options: EvalOptions) -> None:
-        self.bot = bot
+    def __init__(self, assembly: Assembly, dataset: EvalDataset, options: EvalOptions) -> None:
+        # The core's answer path retrieves with the evaluated variant at depth --k, and
+        # `retriever` is that same retriever, scored directly.
+        self.bot = assembly.bot
+        self.retriever = assembly.retriever
         self.dataset = dataset
         self.options = options
-        base = bot.answers.retriever
-        self.retriever = Retriever(
-            base.index,
-            base.embedder,
-            base.sparse,
-            VARIANTS[options.variant],
-            reranker=base.reranker,
-        )
-        # The real answer path, retrieving with the evaluated variant at depth --k.
-        bot.answers.retriever = self.retriever
-        bot.answers.k = options.k
         self._ingested: list[CourseIngest] = []
         self._warnings: list[str] = []
         self._results: list[QuestionResult] = []
@@ -211,8 +204,11 @@ async def open_evaluation(
     keep = options.index_dir
     folder = nullcontext(str(keep)) if keep else tempfile.TemporaryDirectory(prefix="coursebot-")
     with folder as data_dir:
-        async with open_core(eval_settings(settings, Path(data_dir))) as bot:
-            yield Evaluation(bot, dataset, options)
+        config = VARIANTS[options.variant]
+        async with open_assembly(
+            eval_settings(settings, Path(data_dir)), retrieval=config, k=options.k
+        ) as assembly:
+            yield Evaluation(assembly, dataset, options)
 
 
 async def run_eval(

@@ -1,9 +1,11 @@
-"""Builds the core from settings: the only place that knows which engines are configured."""
+"""The composition root: builds the core from settings, the only place that knows which
+engines are configured (and the one that wires the ingestion pipeline into the core)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 
 import ollama
@@ -16,21 +18,25 @@ from core.answering import ExtractiveAnswerer, LlmAnswerer, QuestionAnswering
 from core.bindings import CourseBindings
 from core.conversation import ConversationMemory, QuestionRewriter
 from core.course_bot import CourseBot
+from core.courses import CourseRegistry
+from core.courses.access import CourseAccess
 from core.database import open_database
 from core.embedding.embedder import Embedder
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.embedding.ollama_embedder import OllamaEmbedder
 from core.exercises import Grader
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
+from core.ledger import ReplyLedger
 from core.llm import ChatModel, OllamaChatModel
 from core.mistakes import MistakeLog
-from core.permissions import RoleGrants
+from core.permissions import Authority, CourseCreation, RoleGrants
 from core.practice import ExerciseCatalog, PracticeService
 from core.practice.review import MistakeReview
 from core.reranking import CrossEncoderReranker, EmbeddingReranker, Reranker
-from core.retrieval import Retriever
+from core.retrieval import RetrievalConfig, Retriever
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
-from core.uploads import ExpectedUploads
+from core.throttle import RequestThrottle
+from core.uploads import ExpectedUploads, UploadDesk
 from ingestion.captioning import OllamaCaptioner
 from ingestion.pipeline import Ingestor
 
@@ -101,27 +107,48 @@ def chat_model(settings: Settings, role: ModelRole) -> ChatModel | None:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Assembly:
+    """The core, and what benchmarks, the evaluation and tests reach under it: the retriever
+    its answer path uses and the index (the facade keeps its collaborators to itself)."""
+
+    bot: CourseBot
+    retriever: Retriever
+    index: ChunkIndex
+
+
 def question_answering(
     settings: Settings,
+    retriever: Retriever,
     dense: Embedder,
-    index: ChunkIndex,
-    sparse: SparseEncoder,
     sessions: SessionStore,
+    k: int = 5,
 ) -> QuestionAnswering:
     extractive = ExtractiveAnswerer(dense)
     answer_model = chat_model(settings, ModelRole.ANSWER)
     return QuestionAnswering(
-        retriever=Retriever(index, dense, sparse, reranker=reranker(settings, dense)),
+        retriever=retriever,
         answerer=LlmAnswerer(answer_model) if answer_model else extractive,
         extractive=extractive,
         memory=ConversationMemory(sessions, settings.redis_prefix),
         rewriter=QuestionRewriter(answer_model),
+        k=k,
     )
 
 
 @asynccontextmanager
 async def open_core(settings: Settings) -> AsyncIterator[CourseBot]:
     """The core wired to the configured engines, closed on exit."""
+    async with open_assembly(settings) as assembly:
+        yield assembly.bot
+
+
+@asynccontextmanager
+async def open_assembly(
+    settings: Settings, *, retrieval: RetrievalConfig | None = None, k: int = 5
+) -> AsyncIterator[Assembly]:
+    """`open_core` with the answer path's retrieval chosen (`coursebot eval --variant`; None
+    is the default variant) at depth `k`, and that retriever handed out alongside the core."""
     llm = ollama_client(settings)
     dense = await embedder(settings, llm)
     async with AsyncExitStack() as cleanup:
@@ -132,20 +159,25 @@ async def open_core(settings: Settings) -> AsyncIterator[CourseBot]:
         cleanup.push_async_callback(sessions.close)
         database = await open_database(settings)
         cleanup.push_async_callback(database.dispose)
-        bot = _assemble(settings, llm, dense, index, sessions, database)
-        yield bot
+        throttle = RequestThrottle.from_settings(settings)
+        cleanup.push_async_callback(throttle.close)
+        yield _assemble(settings, retrieval, k, llm, dense, index, sessions, database, throttle)
 
 
 def _assemble(
     settings: Settings,
+    retrieval: RetrievalConfig | None,
+    k: int,
     llm: ollama.AsyncClient | None,
     dense: Embedder,
     index: ChunkIndex,
     sessions: SessionStore,
     database: AsyncEngine,
-) -> CourseBot:
+    throttle: RequestThrottle,
+) -> Assembly:
     mistakes = MistakeLog(database)
     sparse = SparseEncoder()
+    retriever = Retriever(index, dense, sparse, retrieval, reranker=reranker(settings, dense))
     vision = settings.ollama_models.get(ModelRole.VISION)
     ingestor = Ingestor(
         index=index,
@@ -162,14 +194,23 @@ def _assemble(
         prefix=settings.redis_prefix,
         ttl=timedelta(seconds=settings.session_ttl_seconds),
     )
-    return CourseBot(
+    courses = CourseRegistry(database)
+    authority = Authority(
+        RoleGrants(settings.course_roles), courses, CourseCreation(settings.course_creation)
+    )
+    bot = CourseBot(
         index=index,
-        answers=question_answering(settings, dense, index, sparse, sessions),
-        sessions=sessions,
-        ingestor=ingestor,
+        answers=question_answering(settings, retriever, dense, sessions, k),
         practice=practice,
         review=MistakeReview(mistakes),
-        bindings=CourseBindings(database),
-        grants=RoleGrants(settings.course_roles),
-        uploads=ExpectedUploads(sessions, settings.redis_prefix),
+        access=CourseAccess(CourseBindings(database), courses, authority),
+        courses=courses,
+        uploads=UploadDesk(
+            ingestor, ExpectedUploads(sessions, settings.redis_prefix), settings.max_upload_bytes
+        ),
+        ingestor=ingestor,
+        ledger=ReplyLedger(sessions, settings.redis_prefix),
+        throttle=throttle,
+        max_text_chars=settings.max_question_chars,
     )
+    return Assembly(bot, retriever, index)

@@ -1,0 +1,257 @@
+"""Which course a request is about, who it is in that course, and the commands that change
+that: binding a chat, choosing or joining a course, inviting students, granting roles.
+
+A chat's course is its binding (most specific first); a direct message's is the course the
+member last used, but only while they may use it: they belong to it (wrote in a chat bound
+to it, or joined by code), staff it, or it is open."""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from core.bindings import CourseBindings
+from core.context import Context, Member, Role
+from core.courses.ids import parse_course_id
+from core.courses.registry import CourseRegistry
+from core.errors import BadInputError, UserFacingError
+from core.permissions import Action, Authority, require
+from core.replies import Notice
+from core.requests import Place, Request
+
+ALL_ROLES = frozenset(Role)
+UNBOUND_CHAT = (
+    "This chat is not bound to a course yet. An administrator of this chat who is the "
+    "course's instructor can bind it with /bind COURSE."
+)
+NO_DM_COURSE = (
+    "Which course is this about? Send /course COURSE once (for example /course calc101); "
+    "after that your questions here are about it."
+)
+BIND_IN_DM = (
+    "/bind is for groups and channels: send /bind COURSE there. In a direct message, choose "
+    "your course with /course COURSE."
+)
+BIND_USAGE = "Which course? Send /bind COURSE, for example /bind calc101."
+COURSE_IN_GROUP = (
+    "In a group, questions are about the course the group is bound to (/bind COURSE). "
+    "Send /course COURSE to me in a direct message to choose what your direct messages are about."
+)
+NOT_YOURS = (
+    "You are not in the course '{course}' (or it does not exist). Write in the course's group "
+    "first, or join with the code your instructor shares: /course join CODE."
+)
+BAD_CODE = "That invite code is not valid. Ask your instructor for the course's code."
+GRANT_USAGE = (
+    "Usage: /{command} instructor|moderator USER (on Telegram, reply to one of their messages "
+    "or give their numeric id; on Discord, mention the user or the role)."
+)
+_PRINCIPAL = re.compile(r"[a-z]+:(role:)?[A-Za-z0-9_.@-]{1,64}")
+_REMEMBERED = 10_000
+
+
+class NoCourseError(UserFacingError):
+    def __init__(self, place: Place) -> None:
+        super().__init__(NO_DM_COURSE if place.direct else UNBOUND_CHAT)
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """A request's course and how it was found: `bound_here` when the chat is bound to it."""
+
+    course_id: str
+    bound_here: bool
+
+
+class CourseAccess:
+    def __init__(
+        self, bindings: CourseBindings, courses: CourseRegistry, authority: Authority
+    ) -> None:
+        self._bindings = bindings
+        self._courses = courses
+        self._authority = authority
+        # (platform, user) -> the course last recorded for them, to skip repeated writes.
+        self._recorded: OrderedDict[tuple[str, str], str] = OrderedDict()
+
+    # Reading: no writes, so autocomplete and lookups may call it freely ------------------
+
+    async def scope(self, request: Request) -> Scope | None:
+        if request.course is not None:  # the operator's choice, on the console
+            return Scope(parse_course_id(request.course), bound_here=False)
+        member, place = request.member, request.place
+        if place.lookup:
+            course = await self._bindings.bound_course(member.platform, place.lookup)
+            return Scope(course, bound_here=True) if course else None
+        course = await self._bindings.last_course(member.platform, member.user_id)
+        if course is None or not await self._may_use(member, course):
+            return None
+        return Scope(course, bound_here=False)
+
+    async def context(self, request: Request, scope: Scope) -> Context:
+        member = request.member
+        if request.operator:
+            roles = ALL_ROLES
+        else:
+            roles = await self._authority.roles(
+                member, scope.course_id, bound_here=scope.bound_here
+            )
+        return Context(
+            platform=member.platform,
+            course_id=scope.course_id,
+            user_id=member.user_id,
+            roles=roles,
+            chat_id=request.place.chat_id,
+            locale=member.locale,
+            message_id=request.message_id,
+            audience=request.place.audience,
+        )
+
+    async def my_courses(self, member: Member) -> list[str]:
+        """The courses a member may pick: joined, staffed, or open."""
+        mine = await self._courses.joined_courses(member.user_id)
+        mine |= await self._courses.staffed_courses(member.ids)
+        mine |= {c.course_id for c in await self._courses.all() if c.open}
+        return sorted(mine)
+
+    async def _may_use(self, member: Member, course_id: str) -> bool:
+        if await self._courses.is_member(course_id, member.user_id):
+            return True
+        roles = await self._authority.roles(member, course_id, bound_here=False)
+        if roles - {Role.STUDENT}:
+            return True
+        course = await self._courses.get(course_id)
+        return course is not None and course.open
+
+    # Writing: explicit, once per message at most ------------------------------------------
+
+    async def record_presence(self, request: Request, scope: Scope) -> None:
+        """A member who writes in a chat bound to a course belongs to it, and their direct
+        messages are about it from then on."""
+        if not scope.bound_here:
+            return
+        member = request.member
+        key = (member.platform, member.user_id)
+        if self._recorded.get(key) == scope.course_id:
+            return
+        await self._courses.join(scope.course_id, member.user_id, via="chat")
+        await self._bindings.remember_course(member.platform, member.user_id, scope.course_id)
+        self._recorded[key] = scope.course_id
+        self._recorded.move_to_end(key)
+        if len(self._recorded) > _REMEMBERED:
+            self._recorded.popitem(last=False)
+
+    async def bind(self, request: Request, argument: str) -> tuple[str, str] | None:
+        """Bind the request's chat: the confirmation and the course, or None in a DM."""
+        place, member = request.place, request.member
+        if place.direct or place.bind_key is None:
+            return None
+        if not argument:
+            raise BadInputError(BIND_USAGE)
+        course_id = parse_course_id(argument)
+        current = await self._bindings.bound_course(member.platform, place.lookup)
+        if request.operator:
+            new = await self._courses.get(course_id) is None
+        else:
+            new = await self._authority.check_bind(
+                member, course_id, bound_here=current == course_id
+            )
+        if new and not await self._courses.create(
+            course_id, member.user_id, instructor=member.user_id
+        ):
+            # Someone created it a moment ago: it is an existing course now.
+            await self._authority.check_bind(member, course_id, bound_here=False)
+            new = False
+        await self._bindings.bind(member.platform, place.bind_key, course_id, member.user_id)
+        await self._courses.join(course_id, member.user_id, via="chat")
+        created = " You created it, so you are its instructor." if new else ""
+        return f"{place.name} is now bound to the course '{course_id}'.{created}", course_id
+
+    async def choose(self, request: Request, argument: str) -> tuple[str, str | None]:
+        """`/course`: show the DM course, `/course ID` choose it, `/course join CODE`. The
+        reply's text, and the course chosen (if one was)."""
+        member = request.member
+        words = argument.split()
+        if words[:1] == ["join"]:
+            return await self._join(member, words[1] if len(words) > 1 else "")
+        if not request.place.direct:
+            return COURSE_IN_GROUP, None
+        if not argument:
+            current = await self.scope(request)
+            if current is None:
+                return NO_DM_COURSE, None
+            text = (
+                f"Your direct messages are about the course '{current.course_id}'. "
+                "Send /course COURSE to change it."
+            )
+            return text, None
+        course_id = parse_course_id(argument)
+        if not await self._may_use(member, course_id):
+            raise BadInputError(NOT_YOURS.format(course=course_id))
+        await self._courses.join(course_id, member.user_id, via="chosen")
+        await self._bindings.remember_course(member.platform, member.user_id, course_id)
+        return f"Your direct messages are now about the course '{course_id}'.", course_id
+
+    async def _join(self, member: Member, code: str) -> tuple[str, str]:
+        course_id = await self._courses.by_invite(code) if code else None
+        if course_id is None:
+            raise BadInputError(BAD_CODE)
+        await self._courses.join(course_id, member.user_id, via="invite")
+        await self._bindings.remember_course(member.platform, member.user_id, course_id)
+        return Notice(f"Welcome to '{course_id}'. Your direct messages are now about it; ask away.")
+
+    async def invite(self, ctx: Context, argument: str) -> Notice:
+        require(ctx, Action.MANAGE_COURSE)
+        word = argument.strip().lower()
+        if word in ("open", "closed"):
+            await self._courses.set_open(ctx.course_id, word == "open")
+            who = "anyone may choose it" if word == "open" else "students join by code or chat"
+            return Notice(f"The course '{ctx.course_id}' is now {word}: {who}.")
+        if word:
+            raise BadInputError("Usage: /invite, /invite open or /invite closed.")
+        code = await self._courses.invite_code(ctx.course_id)
+        return Notice(
+            f"Students join '{ctx.course_id}' by sending me, in a direct message: "
+            f"/course join {code}"
+        )
+
+    # Staff --------------------------------------------------------------------------------
+
+    async def grant(self, ctx: Context, argument: str, *, revoke: bool = False) -> Notice:
+        require(ctx, Action.MANAGE_STAFF)
+        command = "revoke" if revoke else "grant"
+        words = argument.split()
+        if len(words) != 2 or words[0].lower() not in ("instructor", "moderator"):
+            raise BadInputError(GRANT_USAGE.format(command=command))
+        role, principal = Role(words[0].lower()), words[1]
+        if not _PRINCIPAL.fullmatch(principal):
+            raise BadInputError(GRANT_USAGE.format(command=command))
+        if revoke:
+            if role is Role.INSTRUCTOR and await self._last_instructor(ctx.course_id, principal):
+                raise BadInputError(
+                    f"{principal} is the last instructor of '{ctx.course_id}': grant the role "
+                    "to someone else first."
+                )
+            if not await self._courses.revoke(ctx.course_id, principal, role):
+                raise BadInputError(f"{principal} is not a {role.value} of '{ctx.course_id}'.")
+            return Notice(f"{principal} is no longer a {role.value} of '{ctx.course_id}'.")
+        await self._courses.grant(ctx.course_id, principal, role, ctx.user_id)
+        return Notice(f"{principal} is now a {role.value} of '{ctx.course_id}'.")
+
+    async def _last_instructor(self, course_id: str, principal: str) -> bool:
+        instructors = [
+            g.principal for g in await self._courses.staff(course_id) if g.role is Role.INSTRUCTOR
+        ]
+        return instructors == [principal]
+
+    async def staff(self, ctx: Context) -> Notice:
+        require(ctx, Action.MANAGE_STAFF)
+        grants = await self._courses.staff(ctx.course_id)
+        if not grants:
+            return Notice(
+                f"'{ctx.course_id}' has no staff of its own (roles may still come from the "
+                "settings)."
+            )
+        lines = [f"Staff of '{ctx.course_id}':"]
+        lines += [f"  {g.role.value}: {g.principal} (granted by {g.granted_by})" for g in grants]
+        return Notice("\n".join(lines))

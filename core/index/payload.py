@@ -1,0 +1,129 @@
+"""The payload stored with every chunk, written and read here only: ingestion builds it from
+typed values with `ChunkPayload.to_payload`, searches read it back with
+`ChunkRecord.from_payload` and `DocumentSummary.from_payload`. The field names are in
+`core.index.fields`; visibility is derived from the owner by `core.index.tenant`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from core.index import fields as f
+from core.index.tenant import is_private, visibility_of
+
+DEFAULT_KIND = "notes"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkPayload:
+    """Everything stored with one chunk, as typed values. `attributes` are extra payload
+    fields a loader attaches to every chunk of a document; they cannot override the fields
+    above (visibility, owner and course are never set through them)."""
+
+    course_id: str
+    document_id: str
+    file_name: str
+    title: str
+    kind: str
+    text: str
+    page: int | None
+    section: str
+    owner_id: str | None
+    file_hash: str
+    content_hash: str
+    chunk_index: int
+    generation: str
+    ingested_at: datetime
+    exercise_id: str | None = None
+    exercise_source: str | None = None
+    attributes: Mapping[str, str] = field(default_factory=dict)
+
+    def to_payload(self) -> dict[str, Any]:
+        payload: dict[str, Any] = dict(self.attributes)
+        payload.update(
+            {
+                f.COURSE_ID: self.course_id,
+                f.DOCUMENT_ID: self.document_id,
+                f.FILE_NAME: self.file_name,
+                f.TITLE: self.title,
+                f.KIND: self.kind,
+                f.VISIBILITY: visibility_of(self.owner_id).value,
+                f.OWNER_ID: self.owner_id,
+                f.FILE_HASH: self.file_hash,
+                f.GENERATION: self.generation,
+                f.INGESTED_AT: self.ingested_at.isoformat(),
+                f.PAGE: self.page,
+                f.SECTION: self.section,
+                f.CHUNK_INDEX: self.chunk_index,
+                f.CONTENT_HASH: self.content_hash,
+                f.TEXT: self.text,
+            }
+        )
+        if self.exercise_id is not None:
+            payload[f.EXERCISE_ID] = self.exercise_id
+        if self.exercise_source is not None:
+            payload[f.EXERCISE_SOURCE] = self.exercise_source
+        return payload
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """A chunk as stored: the text shown to users and where it came from."""
+
+    id: str
+    course_id: str
+    document_id: str
+    file_name: str
+    text: str
+    page: int | None
+    section: str
+    kind: str
+    visibility: str
+    owner_id: str | None
+    chunk_index: int
+
+    @classmethod
+    def from_payload(cls, point_id: Any, payload: Mapping[str, Any]) -> ChunkRecord:
+        return cls(
+            id=str(point_id),
+            course_id=payload[f.COURSE_ID],
+            document_id=payload[f.DOCUMENT_ID],
+            file_name=payload[f.FILE_NAME],
+            text=payload[f.TEXT],
+            page=payload.get(f.PAGE),
+            section=payload.get(f.SECTION, ""),
+            kind=payload.get(f.KIND, DEFAULT_KIND),
+            visibility=payload.get(f.VISIBILITY, f.Visibility.PUBLIC.value),
+            owner_id=payload.get(f.OWNER_ID),
+            chunk_index=payload.get(f.CHUNK_INDEX, 0),
+        )
+
+    @property
+    def private(self) -> bool:
+        return is_private(self.visibility)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentSummary:
+    document_id: str
+    file_name: str
+    kind: str
+    chunks: int
+    private: bool
+    file_hash: str | None
+
+    # The payload fields `from_payload` reads (for a scroll's payload selector).
+    FIELDS = (f.DOCUMENT_ID, f.FILE_NAME, f.KIND, f.VISIBILITY, f.FILE_HASH)
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any], chunks: int) -> DocumentSummary:
+        return cls(
+            document_id=payload[f.DOCUMENT_ID],
+            file_name=payload[f.FILE_NAME],
+            kind=payload.get(f.KIND, DEFAULT_KIND),
+            chunks=chunks,
+            private=is_private(payload.get(f.VISIBILITY)),
+            file_hash=payload.get(f.FILE_HASH),
+        )
