@@ -59,14 +59,14 @@ async def cmd_config(_args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
-    async with open_core(settings) as bot:
-        await run_chat(bot, _speaker(args), stdin_reader, sys.stdout)
+    async with open_core(settings) as core:
+        await run_chat(core, _speaker(args), stdin_reader, sys.stdout)
     return 0
 
 
 async def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    async with open_core(settings) as bot:
-        ok = await ask_once(bot, _speaker(args), " ".join(args.question), sys.stdout)
+    async with open_core(settings) as core:
+        ok = await ask_once(core, _speaker(args), " ".join(args.question), sys.stdout)
     return 0 if ok else 1
 
 
@@ -74,17 +74,17 @@ async def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     sources, missing = discover(args.paths)
     owner = args.owner if args.private else None
     console = Console(stderr=True)
-    async with open_core(settings) as bot:
+    async with open_core(settings) as core:
         with ingest_progress_bar(console) as show:
-            report = await bot.ingest_files(args.course, sources, owner=owner, on_progress=show)
+            report = await core.ingest_files(args.course, sources, owner=owner, on_progress=show)
     report.results[:0] = missing
     print(render_ingest_report(report))
     return 1 if report.failed else 0
 
 
 async def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
-    async with open_core(settings) as bot:
-        response = await bot.handle(_speaker(args).request(command=ParsedCommand("sources")))
+    async with open_core(settings) as core:
+        response = await core.handle(_speaker(args).request(command=ParsedCommand("sources")))
     write(response, sys.stdout)
     return _exit_code(response.replies)
 
@@ -92,19 +92,19 @@ async def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
 async def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
     speaker = ConsoleSpeaker(args.course, args.owner or "console")
     argument = f"--private {args.document}" if args.owner else args.document
-    async with open_core(settings) as bot:
-        response = await bot.handle(speaker.request(command=ParsedCommand("forget", argument)))
+    async with open_core(settings) as core:
+        response = await core.handle(speaker.request(command=ParsedCommand("forget", argument)))
     write(response, sys.stdout)
     return _exit_code(response.replies)
 
 
 async def cmd_course(args: argparse.Namespace, settings: Settings) -> int:
-    async with open_core(settings) as bot:
+    async with open_core(settings) as core:
         try:
             if args.action == "create":
-                reply: Reply = await bot.create_course(args.course, args.instructor)
+                reply: Reply = await core.create_course(args.course, args.instructor)
             else:
-                reply = await bot.transfer_course(args.course, args.instructor)
+                reply = await core.transfer_course(args.course, args.instructor)
         except UserFacingError as error:
             reply = ErrorReply(str(error))
     print(render(reply))
@@ -121,11 +121,11 @@ def _exit_code(replies: object) -> int:
 
 async def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
     watch = FolderWatch(args.course, tuple(args.paths), args.every)
-    async with open_core(settings) as bot:
+    async with open_core(settings) as core:
 
         async def run(job: FolderWatch) -> IngestReport:
             sources, missing = discover(list(job.paths))
-            report = await bot.ingest_files(job.course_id, sources, by="scheduler")
+            report = await core.ingest_files(job.course_id, sources, by="scheduler")
             report.results[:0] = missing
             print(render_ingest_report(report), flush=True)
             return report

@@ -24,7 +24,7 @@ from core.database import open_database
 from core.embedding.embedder import Embedder
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.embedding.ollama_embedder import OllamaEmbedder
-from core.exercises import Grader
+from core.exercises import Grader, SymbolicChecker
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from core.ledger import ReplyLedger
 from core.llm import ChatModel, OllamaChatModel
@@ -161,7 +161,13 @@ async def open_assembly(
         cleanup.push_async_callback(database.dispose)
         throttle = RequestThrottle.from_settings(settings)
         cleanup.push_async_callback(throttle.close)
-        yield _assemble(settings, retrieval, k, llm, dense, index, sessions, database, throttle)
+        # Symbolic grading runs in worker processes it can kill, started at the first
+        # symbolic answer (not here: most commands never grade one) and stopped on exit.
+        symbolic = SymbolicChecker()
+        cleanup.push_async_callback(symbolic.close)
+        yield _assemble(
+            settings, retrieval, k, llm, dense, index, sessions, database, throttle, symbolic
+        )
 
 
 def _assemble(
@@ -174,6 +180,7 @@ def _assemble(
     sessions: SessionStore,
     database: AsyncEngine,
     throttle: RequestThrottle,
+    symbolic: SymbolicChecker,
 ) -> Assembly:
     mistakes = MistakeLog(database)
     sparse = SparseEncoder()
@@ -189,7 +196,7 @@ def _assemble(
     practice = PracticeService(
         store=sessions,
         catalog=ExerciseCatalog(index, dense),
-        grader=Grader(chat_model(settings, ModelRole.GRADE)),
+        grader=Grader(chat_model(settings, ModelRole.GRADE), symbolic=symbolic),
         mistakes=mistakes,
         prefix=settings.redis_prefix,
         ttl=timedelta(seconds=settings.session_ttl_seconds),

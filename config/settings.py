@@ -115,7 +115,9 @@ class Settings(BaseSettings):
     # when it is configured. 20 a minute is far above a student typing questions (one every
     # few seconds at most, even stepping through an exercise or tapping quiz buttons) and
     # leaves room for a pasted burst, yet caps a flood or a script at 20 answers a minute.
-    rate_limit: str = "20/minute"
+    # A burst limit: a student rarely sends more than 5 messages in 10 seconds, and a flood's
+    # few admitted questions then cost others little time.
+    rate_limit: str = "5 per 10 seconds"
     max_question_chars: int = Field(
         2000, gt=0, description="Longest question or answer accepted, in characters."
     )

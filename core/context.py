@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -21,18 +21,17 @@ class Role(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """A request's origin. Adapters build it from platform events; the core trusts only this.
+    """Who asks about which course, with which roles, and who will see the reply: what the
+    core's services act on, built by the core from a `Request` (never by an adapter).
 
-    `message_id` is the platform's id for the inbound message (update or interaction id); it is
-    the idempotency key for anything that must not happen twice when a message is replayed.
-    """
+    `message_id` is the inbound message's id; it keys what must not happen twice (the
+    mistake log's entry for an answer)."""
 
     platform: str
     course_id: str
     user_id: str
     roles: frozenset[Role] = field(default_factory=lambda: frozenset({Role.STUDENT}))
     chat_id: str | None = None
-    locale: str = "en"
     message_id: str | None = None
     # Shared unless an adapter says otherwise: the safe side for private notes.
     audience: Audience = Audience.SHARED
@@ -40,12 +39,6 @@ class Context:
     @property
     def private_audience(self) -> bool:
         return self.audience is Audience.PRIVATE
-
-    def has_role(self, role: Role) -> bool:
-        return role in self.roles
-
-    def for_course(self, course_id: str) -> Context:
-        return replace(self, course_id=course_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +57,6 @@ class Member:
     user_id: str
     principals: frozenset[str] = frozenset()
     chat_admin: bool = False
-    locale: str = "en"
     role_names: frozenset[str] = frozenset()
 
     @property

@@ -23,7 +23,8 @@ log = structlog.get_logger(__name__)
 PENDING = "pending"
 # Long enough for the slowest request (an ingestion); a crashed claim frees itself then.
 PENDING_TTL_S = 900
-OUTCOME_TTL_S = 7 * 86400
+# Telegram keeps undelivered updates for a day; Discord retries within seconds.
+OUTCOME_TTL_S = 86400
 STILL_WORKING = "I'm still working on that message; the answer follows shortly."
 
 _BY_NAME = {cls.__name__: cls for cls in REPLY_TYPES}

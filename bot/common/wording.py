@@ -11,14 +11,6 @@ MAX_LABEL_CHARS = 300
 
 QUOTED_HEADING = "From the course material (quoted):"
 SOURCES_HEADING = "Sources:"
-UNBOUND_CHAT = (
-    "This chat is not bound to a course yet. A course instructor or a chat admin can bind it "
-    "with /bind COURSE."
-)
-NO_DM_COURSE = (
-    "Which course is this about? Send /course COURSE once (for example /course calc101); "
-    "after that your questions here are about it."
-)
 
 
 def answer_preface(answer: Answer) -> list[str]:

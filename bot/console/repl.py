@@ -111,7 +111,7 @@ def write(response: Response, out: TextIO) -> None:
 
 
 async def run_chat(
-    bot: CourseBot, speaker: ConsoleSpeaker, read_line: ReadLine, out: TextIO
+    core: CourseBot, speaker: ConsoleSpeaker, read_line: ReadLine, out: TextIO
 ) -> None:
     out.write(f"coursebot — course '{speaker.course}'. Type /help for commands, /exit to leave.\n")
     while True:
@@ -124,14 +124,14 @@ async def run_chat(
         if switched is not None:
             out.write(switched + "\n")
             continue
-        response = await bot.handle(speaker.request(line))
+        response = await core.handle(speaker.request(line))
         write(response, out)
         if line.strip().lower().startswith("/help"):
             out.write(CONSOLE_HELP + "\n")
 
 
-async def ask_once(bot: CourseBot, speaker: ConsoleSpeaker, question: str, out: TextIO) -> bool:
+async def ask_once(core: CourseBot, speaker: ConsoleSpeaker, question: str, out: TextIO) -> bool:
     """Answer one question; False when the reply is an error (for the exit code)."""
-    response = await bot.handle(speaker.request(command=ParsedCommand("ask", question)))
+    response = await core.handle(speaker.request(command=ParsedCommand("ask", question)))
     write(response, out)
     return not any(isinstance(reply, ErrorReply) for reply in response.replies)

@@ -93,8 +93,8 @@ async def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     if settings.discord_token is None:
         print(NO_TOKEN, file=sys.stderr)
         return 2
-    async with open_core(settings) as bot:
-        client = build_client(bot, settings, shard_count=args.shards, shard_ids=args.shard_ids)
+    async with open_core(settings) as core:
+        client = build_client(core, settings, shard_count=args.shards, shard_ids=args.shard_ids)
         try:
             async with client:
                 await client.start(settings.discord_token.get_secret_value())

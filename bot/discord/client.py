@@ -74,12 +74,12 @@ class _CourseClient:
     user: discord.ClientUser | None
 
     def __init__(
-        self, *, bot: CourseBot, settings: Settings, sync: bool = True, **options: Any
+        self, *, core: CourseBot, settings: Settings, sync: bool = True, **options: Any
     ) -> None:
         super().__init__(intents=intents(), allowed_mentions=NO_MENTIONS, **options)  # type: ignore[call-arg]
         self.tree = CourseTree(self)  # type: ignore[arg-type]
-        add_commands(self.tree, Handlers(bot))
-        self._mentions = MentionAnswers(bot)
+        add_commands(self.tree, Handlers(core))
+        self._mentions = MentionAnswers(core)
         self._dev_guild = settings.discord_dev_guild
         self.syncs_commands = sync
 
@@ -105,7 +105,7 @@ class ShardedCourseClient(_CourseClient, discord.AutoShardedClient):
 
 
 def build_client(
-    bot: CourseBot,
+    core: CourseBot,
     settings: Settings,
     *,
     shard_count: int | None = None,
@@ -115,10 +115,10 @@ def build_client(
     replicas can split a large bot. Only the replica running shard 0 publishes the commands:
     one sync is enough, and Discord limits how often they may change."""
     if shard_count is None:
-        return CourseClient(bot=bot, settings=settings)
+        return CourseClient(core=core, settings=settings)
     ids = list(shard_ids) if shard_ids is not None else None
     return ShardedCourseClient(
-        bot=bot,
+        core=core,
         settings=settings,
         sync=ids is None or 0 in ids,
         shard_count=shard_count,

@@ -38,8 +38,8 @@ Someone = discord.User | discord.Member | discord.Role
 
 
 class Handlers:
-    def __init__(self, bot: CourseBot) -> None:
-        self.bot = bot
+    def __init__(self, core: CourseBot) -> None:
+        self.core = core
 
     async def run(
         self,
@@ -60,7 +60,7 @@ class Handlers:
             bind=bind,
             on_progress=ProgressMessage(responder.show_progress) if attachments else None,
         )
-        response = await self.bot.handle(request)
+        response = await self.core.handle(request)
         step = next((r for r in response.replies if isinstance(r, StepPrompt)), None)
         if name == "practice" and step is not None and not response.private:
             thread = await self._practice_thread(interaction, step.exercise_title)
@@ -75,7 +75,7 @@ class Handlers:
 
     async def course_choices(self, interaction: discord.Interaction, current: str) -> Choices:
         try:
-            courses = await self.bot.course_choices(interaction_member(interaction))
+            courses = await self.core.course_choices(interaction_member(interaction))
         except Exception:
             log.exception("course autocomplete failed")
             return []
@@ -83,7 +83,7 @@ class Handlers:
 
     async def document_choices(self, interaction: discord.Interaction, current: str) -> Choices:
         try:
-            names = await self.bot.document_choices(self._request(interaction))
+            names = await self.core.document_choices(self._request(interaction))
         except Exception:
             log.exception("document autocomplete failed")
             return []
@@ -91,7 +91,7 @@ class Handlers:
 
     async def topic_choices(self, interaction: discord.Interaction, current: str) -> Choices:
         try:
-            exercises = await self.bot.exercise_choices(self._request(interaction))
+            exercises = await self.core.exercise_choices(self._request(interaction))
         except Exception:
             log.exception("exercise autocomplete failed")
             return []

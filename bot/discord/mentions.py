@@ -35,8 +35,8 @@ def is_question(message: discord.Message, me: discord.abc.User | None) -> bool:
 
 
 class MentionAnswers:
-    def __init__(self, bot: CourseBot) -> None:
-        self.bot = bot
+    def __init__(self, core: CourseBot) -> None:
+        self.core = core
 
     async def on_message(self, message: discord.Message, me: discord.abc.User | None) -> None:
         if me is None or not is_question(message, me):
@@ -50,5 +50,5 @@ class MentionAnswers:
             text=question_text(message.content, me.id),
         )
         async with message.channel.typing():
-            response = await self.bot.handle(request)
+            response = await self.core.handle(request)
         await post(message.channel, render_all(response.replies), reference=message)

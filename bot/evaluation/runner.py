@@ -11,6 +11,7 @@ import inspect
 import json
 import tempfile
 import time
+import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, nullcontext
@@ -19,9 +20,9 @@ from pathlib import Path
 
 from bot.composition import Assembly, open_assembly
 from config import Settings
-from core.context import Context, Role
+from core.commands import ParsedCommand
+from core.context import Audience, Context, Member
 from core.course_bot import CourseBot
-from core.errors import UserFacingError
 from core.evaluation.metrics import (
     RETRIEVE_DEPTH,
     Metrics,
@@ -32,6 +33,8 @@ from core.evaluation.metrics import (
     summarise,
 )
 from core.material import IngestProgress, IngestReport, ProgressCallback
+from core.replies import Answer, ErrorReply
+from core.requests import Place, Request
 from core.retrieval import DEFAULT_VARIANT, VARIANTS, Retriever
 from ingestion.pipeline import discover
 
@@ -152,7 +155,7 @@ class Evaluation:
     def __init__(self, assembly: Assembly, dataset: EvalDataset, options: EvalOptions) -> None:
         # The core's answer path retrieves with the evaluated variant at depth --k, and
         # `retriever` is that same retriever, scored directly.
-        self.bot = assembly.bot
+        self.core = assembly.bot
         self.retriever = assembly.retriever
         self.dataset = dataset
         self.options = options
@@ -166,7 +169,7 @@ class Evaluation:
         """Ingest every course folder as its own course; `on_progress` sees one run over all
         the dataset's files."""
         started = time.perf_counter()
-        ingested, warnings = await _ingest(self.bot, self.dataset, on_progress)
+        ingested, warnings = await _ingest(self.core, self.dataset, on_progress)
         self._ingested.extend(ingested)
         self._warnings.extend(warnings)
         self._ingest_s += time.perf_counter() - started
@@ -175,7 +178,7 @@ class Evaluation:
         """Ask every question in its course; `on_question` is told (done, total) after each."""
         started = time.perf_counter()
         self._results = await _ask(
-            self.bot, self.retriever, self.dataset, self.options.answers, on_question
+            self.core, self.retriever, self.dataset, self.options.answers, on_question
         )
         self._ask_s += time.perf_counter() - started
 
@@ -227,7 +230,7 @@ async def run_eval(
 
 
 async def _ingest(
-    bot: CourseBot, dataset: EvalDataset, on_progress: ProgressCallback | None
+    core: CourseBot, dataset: EvalDataset, on_progress: ProgressCallback | None
 ) -> tuple[list[CourseIngest], list[str]]:
     planned = {course: discover([folder])[0] for course, folder in dataset.courses.items()}
     total = sum(len(sources) for sources in planned.values())
@@ -254,10 +257,7 @@ async def _ingest(
         if not sources:
             warnings.append(f"course '{course}' has no files")
             continue
-        ctx = Context(
-            platform=PLATFORM, course_id=course, user_id=USER_ID, roles=frozenset({Role.INSTRUCTOR})
-        )
-        report = await bot.ingest(ctx, sources, on_progress=forward)
+        report = await core.ingest_files(course, sources, on_progress=forward, by=USER_ID)
         ingested.append(CourseIngest(course, report))
         warnings.extend(f"{course}/{r.file_name}: {r.error}" for r in report.failed)
         done += len(sources)
@@ -267,7 +267,7 @@ async def _ingest(
 
 
 async def _ask(
-    bot: CourseBot,
+    core: CourseBot,
     retriever: Retriever,
     dataset: EvalDataset,
     answers: bool,
@@ -277,7 +277,7 @@ async def _ask(
     total = len(dataset.questions)
     for number, question in enumerate(dataset.questions, start=1):
         if question.course in dataset.courses:
-            result = await _ask_one(bot, retriever, question, answers)
+            result = await _ask_one(core, retriever, question, answers)
         else:
             result = _missed(question, answers)
         results.append(result)
@@ -287,7 +287,7 @@ async def _ask(
 
 
 async def _ask_one(
-    bot: CourseBot, retriever: Retriever, question: EvalQuestion, answers: bool
+    core: CourseBot, retriever: Retriever, question: EvalQuestion, answers: bool
 ) -> QuestionResult:
     ctx = Context(platform=PLATFORM, course_id=question.course, user_id=USER_ID)
     started = time.perf_counter()
@@ -305,12 +305,20 @@ async def _ask_one(
     if not answers:
         return result
     # Each question is a conversation of its own, so none reads as a follow-up of another.
-    asker = replace(ctx, user_id=f"{USER_ID}:{question.id}")
-    try:
-        answer = await bot.ask(asker, question.question)
-    except UserFacingError as error:  # an empty course or question: the bot did not answer
-        return replace(result, grounded=False, error=str(error))
-    return replace(result, grounded=answer.grounded, support=getattr(answer, "support", None))
+    asker = Member(platform=PLATFORM, user_id=f"{USER_ID}:{question.id}")
+    request = Request(
+        asker,
+        Place(Audience.PRIVATE),
+        message_id=f"eval:{uuid.uuid4()}",
+        command=ParsedCommand("ask", question.question),
+        course=question.course,
+        operator=True,
+    )
+    [reply] = (await core.handle(request)).replies
+    if not isinstance(reply, Answer):  # an empty course or question: the bot did not answer
+        error = reply.text if isinstance(reply, ErrorReply) else type(reply).__name__
+        return replace(result, grounded=False, error=error)
+    return replace(result, grounded=reply.grounded, support=reply.support)
 
 
 def _missed(question: EvalQuestion, answers: bool) -> QuestionResult:

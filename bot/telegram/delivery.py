@@ -19,6 +19,7 @@ log = structlog.get_logger(__name__)
 
 # Telegram shows a chat action for about five seconds; renew it a little before.
 TYPING_EVERY_S = 4.0
+TYPING_AFTER_S = 0.3
 # Citations name files, not links; a preview card would only push the answer up.
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
@@ -83,17 +84,19 @@ async def _send(bot: Bot, target: Target, item: Outgoing, reply: ReplyParameters
 
 
 @asynccontextmanager
-async def typing(bot: Bot, target: Target) -> AsyncIterator[None]:
-    """Show "typing…" now and keep it up until the block ends. A failed chat action is
-    logged and ignored: it is a courtesy, not part of the answer."""
-    await _chat_action(bot, target)
+async def typing(bot: Bot, target: Target, after_s: float = TYPING_AFTER_S) -> AsyncIterator[None]:
+    """Show "typing…" once the block has run `after_s` and keep it up until it ends. Quick
+    replies (and refused messages: a flood) cost no chat action, whose calls count against
+    Telegram's rate limits. A failed chat action is logged and ignored: it is a courtesy,
+    not part of the answer."""
 
-    async def renew() -> None:
+    async def keep_typing() -> None:
+        await asyncio.sleep(after_s)
         while True:
-            await asyncio.sleep(TYPING_EVERY_S)
             await _chat_action(bot, target)
+            await asyncio.sleep(TYPING_EVERY_S)
 
-    task = asyncio.create_task(renew())
+    task = asyncio.create_task(keep_typing())
     try:
         yield
     finally:

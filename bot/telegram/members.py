@@ -39,7 +39,6 @@ async def member_for(bot: Bot, message: Message, *, admin_check: bool = False) -
         platform=PLATFORM,
         user_id=principal(user.id),
         chat_admin=admin_check and await is_chat_admin(bot, message),
-        locale=user.language_code or "en",
     )
 
 

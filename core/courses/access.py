@@ -102,7 +102,6 @@ class CourseAccess:
             user_id=member.user_id,
             roles=roles,
             chat_id=request.place.chat_id,
-            locale=member.locale,
             message_id=request.message_id,
             audience=request.place.audience,
         )
@@ -190,6 +189,8 @@ class CourseAccess:
             raise BadInputError(NOT_YOURS.format(course=course_id))
         await self._courses.join(course_id, member.user_id, via="chosen")
         await self._bindings.remember_course(member.platform, member.user_id, course_id)
+        # The next line they write in a bound chat makes that chat's course theirs again.
+        self._recorded.pop((member.platform, member.user_id), None)
         return f"Your direct messages are now about the course '{course_id}'.", course_id
 
     async def _join(self, member: Member, code: str) -> tuple[str, str]:
@@ -198,7 +199,8 @@ class CourseAccess:
             raise BadInputError(BAD_CODE)
         await self._courses.join(course_id, member.user_id, via="invite")
         await self._bindings.remember_course(member.platform, member.user_id, course_id)
-        return Notice(f"Welcome to '{course_id}'. Your direct messages are now about it; ask away.")
+        self._recorded.pop((member.platform, member.user_id), None)
+        return f"Welcome to '{course_id}'. Your direct messages are now about it.", course_id
 
     async def invite(self, ctx: Context, argument: str) -> Notice:
         require(ctx, Action.MANAGE_COURSE)
@@ -233,10 +235,10 @@ class CourseAccess:
                     "to someone else first."
                 )
             if not await self._courses.revoke(ctx.course_id, principal, role):
-                raise BadInputError(f"{principal} is not a {role.value} of '{ctx.course_id}'.")
-            return Notice(f"{principal} is no longer a {role.value} of '{ctx.course_id}'.")
+                raise BadInputError(f"{principal} is not {_a(role)} of '{ctx.course_id}'.")
+            return Notice(f"{principal} is no longer {_a(role)} of '{ctx.course_id}'.")
         await self._courses.grant(ctx.course_id, principal, role, ctx.user_id)
-        return Notice(f"{principal} is now a {role.value} of '{ctx.course_id}'.")
+        return Notice(f"{principal} is now {_a(role)} of '{ctx.course_id}'.")
 
     async def _last_instructor(self, course_id: str, principal: str) -> bool:
         instructors = [
@@ -255,3 +257,7 @@ class CourseAccess:
         lines = [f"Staff of '{ctx.course_id}':"]
         lines += [f"  {g.role.value}: {g.principal} (granted by {g.granted_by})" for g in grants]
         return Notice("\n".join(lines))
+
+
+def _a(role: Role) -> str:
+    return f"an {role.value}" if role.value[0] in "aeiou" else f"a {role.value}"

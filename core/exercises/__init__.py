@@ -11,7 +11,7 @@ from core.exercises.definitions import (
 )
 from core.exercises.grading import Grader, GradeResult, SymbolicChecker, grade_answer
 from core.exercises.machine import (
-    Answer,
+    Attempt,
     Completed,
     Effect,
     Ended,
@@ -44,7 +44,7 @@ from core.exercises.parsing import (
 )
 
 __all__ = [
-    "Answer",
+    "Attempt",
     "ChoiceAnswer",
     "Completed",
     "Effect",

@@ -274,7 +274,7 @@ class FreeTextAnswer(_Model):
         return self.model_answer
 
 
-Answer = Annotated[
+ExpectedAnswer = Annotated[
     NumericAnswer | SymbolicAnswer | ChoiceAnswer | FreeTextAnswer, Field(discriminator="kind")
 ]
 
@@ -283,7 +283,7 @@ class Step(_Model):
     prompt: Text
     skill: Text
     hints: tuple[Text, ...] = Field(min_length=1)
-    answer: Answer
+    answer: ExpectedAnswer
     # Shown when the student skips the step; the expected answer is shown when there is none.
     solution: Text | None = None
 

@@ -7,7 +7,7 @@
 
 `transition(state, event, definition, grade)` returns the next state and the effects the
 caller acts on (show a step, show a hint, log a mistake, announce the end). It does no I/O,
-reads no clock and calls no grader: the caller grades an `Answer` first and passes the
+reads no clock and calls no grader: the caller grades an `Attempt` first and passes the
 result in, and every event carries its own time. An event that makes no sense in the state
 (an answer after the end, a second start) gives an `Invalid` effect and the unchanged state,
 never an exception."""
@@ -54,7 +54,7 @@ class Start:
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class Attempt:
     text: str
     at: datetime
 
@@ -81,7 +81,7 @@ class Expire:
     at: datetime
 
 
-Event = Start | Answer | Hint | Skip | Quit | Expire
+Event = Start | Attempt | Hint | Skip | Quit | Expire
 
 
 # State -----------------------------------------------------------------------------------
@@ -261,9 +261,9 @@ def transition(
     definition: ExerciseDefinition,
     grade: GradeResult | None,
 ) -> Transition:
-    """The next state and effects. `grade` is the caller's grade of an `Answer` to the current
+    """The next state and effects. `grade` is the caller's grade of an `Attempt` to the current
     step (`current_step(state, definition)`); it is ignored for other events. Raises
-    ValueError only for caller mistakes: a definition with another id, or an `Answer` that
+    ValueError only for caller mistakes: a definition with another id, or an `Attempt` that
     should have been graded and was not."""
     if definition.id != state.exercise_id:
         raise ValueError(f"state is for '{state.exercise_id}', definition is '{definition.id}'")
@@ -301,7 +301,7 @@ def transition(
     if isinstance(event, Skip):
         return _skip(state, event, definition, step)
     if grade is None:
-        raise ValueError("an Answer must be graded before the transition")
+        raise ValueError("an Attempt must be graded before the transition")
     return _answer(state, event, definition, step, grade)
 
 
@@ -323,7 +323,7 @@ _FINISHED_MESSAGE = {
 
 def _answer(
     state: ExerciseState,
-    event: Answer,
+    event: Attempt,
     definition: ExerciseDefinition,
     step: Step,
     grade: GradeResult,
@@ -371,7 +371,7 @@ def _skip(
 
 def _advance(
     state: ExerciseState,
-    event: Answer | Skip,
+    event: Attempt | Skip,
     definition: ExerciseDefinition,
     outcome: StepOutcome,
     effects: tuple[Effect, ...],

@@ -45,7 +45,7 @@ def default_context(preload: Sequence[str] = ()) -> BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
         # Process-wide, but only read when the fork server starts (with the first worker).
-        # With `__main__` preloaded, new workers do not each import the main module again.
+        # `__main__` is the default preload; kept (Python 3.11 skips it, later ones honour it).
         context.set_forkserver_preload(["__main__", *preload])
         return context
     return multiprocessing.get_context("spawn")

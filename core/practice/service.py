@@ -18,7 +18,7 @@ import structlog
 from core.context import Context
 from core.errors import BadInputError
 from core.exercises import (
-    Answer,
+    Attempt,
     ChoiceAnswer,
     Completed,
     Ended,
@@ -110,11 +110,11 @@ class PracticeService:
         raise RuntimeError("session kept changing while starting an exercise")
 
     async def answer(self, ctx: Context, text: str) -> list[Reply]:
-        return await self._apply(ctx, lambda now: Answer(text, now)) or []
+        return await self._apply(ctx, lambda now: Attempt(text, now)) or []
 
     async def answer_if_open(self, ctx: Context, text: str) -> list[Reply] | None:
         """The replies to `text` as an answer, or None when no exercise is open (one read)."""
-        return await self._apply(ctx, lambda now: Answer(text, now), optional=True)
+        return await self._apply(ctx, lambda now: Attempt(text, now), optional=True)
 
     async def hint(self, ctx: Context) -> list[Reply]:
         return await self._apply(ctx, Hint) or []
@@ -160,7 +160,7 @@ class PracticeService:
             now = self.clock()
             event = Expire(now) if self._expired(state) else make_event(now)
             grade = None
-            if isinstance(event, Answer):
+            if isinstance(event, Attempt):
                 step = current_step(state, definition)
                 grade = await self.grader.grade(step, event.text) if step else None
             moved = transition(state, event, definition, grade)

@@ -12,6 +12,8 @@ from core.sessions.store import Versioned
 
 log = structlog.get_logger(__name__)
 
+_SWEEP_EVERY = 1024
+
 
 class MemorySessionStore:
     durable = False
@@ -19,6 +21,7 @@ class MemorySessionStore:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._items: dict[str, tuple[Versioned, float]] = {}
+        self._writes = 0
         self._lock = asyncio.Lock()
         self._warned = False
 
@@ -50,7 +53,17 @@ class MemorySessionStore:
             if (current.version if current else 0) != expected_version:
                 return False
             self._items[key] = (Versioned(value, expected_version + 1), self._clock() + ttl_s)
+            self._sweep()
             return True
+
+    def _sweep(self) -> None:
+        """Drop expired items now and then: most keys (replies to replays) are never read."""
+        self._writes += 1
+        if self._writes % _SWEEP_EVERY:
+            return
+        now = self._clock()
+        for key in [k for k, (_, expires_at) in self._items.items() if expires_at <= now]:
+            del self._items[key]
 
     async def delete(self, key: str) -> None:
         self._items.pop(key, None)

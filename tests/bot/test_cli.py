@@ -81,3 +81,34 @@ def test_watch_rejects_a_bad_interval(capsys: pytest.CaptureFixture[str]) -> Non
     with pytest.raises(SystemExit):
         main(["watch", "x", "--course", "c", "--every", "soon"])
     assert "'soon' is not an interval like 90s, 15m, 2h or 1d" in capsys.readouterr().err
+
+
+def test_notes_are_quoted_only_to_their_owner_in_private_from_the_terminal(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "alice-notes.md"
+    notes.write_text("# Notes\n\nMy study group meets at the Blue Heron cafe on Thursdays.\n")
+    syllabus = tmp_path / "syllabus.md"
+    syllabus.write_text("# Exams\n\nThe final exam is on 14 December in Hall A.\n")
+    assert main(["ingest", str(syllabus), "--course", "c"]) == 0
+    assert main(["ingest", str(notes), "--course", "c", "--private", "--owner", "alice"]) == 0
+    capsys.readouterr()
+    question = "Where does my study group meet?"
+
+    main(["ask", "--course", "c", "--user", "alice", question])
+    assert "Blue Heron" in capsys.readouterr().out
+    main(["ask", "--course", "c", "--user", "alice", "--group", question])
+    assert "Blue Heron" not in capsys.readouterr().out
+    main(["ask", "--course", "c", "--user", "bob", question])
+    assert "Blue Heron" not in capsys.readouterr().out
+
+
+def test_course_create_names_the_instructor_and_refuses_a_second_creation(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["course", "create", "calc101", "--instructor", "telegram:42"]) == 0
+    assert "telegram:42 is its instructor" in capsys.readouterr().out
+    assert main(["course", "create", "calc101", "--instructor", "telegram:43"]) == 1
+    assert "exists already" in capsys.readouterr().out
+    assert main(["course", "transfer", "calc101", "--instructor", "telegram:43"]) == 0
+    assert "now belongs to telegram:43" in capsys.readouterr().out

@@ -22,14 +22,14 @@ def test_abuse_limits_have_defaults_and_read_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     defaults = load_settings(env_file=None)
-    assert defaults.rate_limit == "20/minute"
+    assert defaults.rate_limit == "5 per 10 seconds"
     assert defaults.max_question_chars == 2000
     assert defaults.course_creation == "chat_admins"
-    monkeypatch.setenv("COURSEBOT_RATE_LIMIT", "5 per 10 seconds")
+    monkeypatch.setenv("COURSEBOT_RATE_LIMIT", "20/minute")
     monkeypatch.setenv("COURSEBOT_MAX_QUESTION_CHARS", "4000")
     monkeypatch.setenv("COURSEBOT_COURSE_CREATION", "site_staff")
     settings = load_settings(env_file=None)
-    assert settings.rate_limit == "5 per 10 seconds"
+    assert settings.rate_limit == "20/minute"
     assert settings.max_question_chars == 4000
     assert settings.course_creation == "site_staff"
 

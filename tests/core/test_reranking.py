@@ -41,7 +41,8 @@ def _tiny_cross_encoder(folder: Path) -> None:
     transformers = pytest.importorskip("transformers")
     vocab = folder / "vocab.txt"
     vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
-    tokenizer = transformers.BertTokenizerFast(vocab_file=str(vocab))
+    # `vocab=`: transformers 5 ignores `vocab_file=` here and maps every word to [UNK].
+    tokenizer = transformers.BertTokenizerFast(vocab=str(vocab))
     config = transformers.BertConfig(
         vocab_size=5 + len(WORDS),
         hidden_size=32,

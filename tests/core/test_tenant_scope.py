@@ -13,7 +13,7 @@ from qdrant_client import AsyncQdrantClient
 from support.embedders import HashEmbedder
 from support.material import Passage, add_passages
 
-from core.context import Context
+from core.context import Audience, Context
 from core.index import ChunkIndex, SearchHit, SparseEncoder
 from core.retrieval import VARIANTS, Retriever
 
@@ -87,7 +87,9 @@ async def check(material: list[Chunk], questions: list[str]) -> None:
         retrievers = [Retriever(index, embedder, sparse, config) for config in VARIANTS.values()]
         for course in COURSES:
             for student in STUDENTS:
-                ctx = Context(platform="test", course_id=course, user_id=student)
+                ctx = Context(
+                    platform="test", course_id=course, user_id=student, audience=Audience.PRIVATE
+                )
                 expected = [p for p, c in zip(passages, material, strict=True) if visible(c, ctx)]
                 assert await index.count(ctx) == len(expected)
                 listed = {d.document_id for d in await index.documents(ctx)}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from core.context import Context
+from core.context import Audience, Context
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.index import ChunkIndex, SparseEncoder
 from ingestion import FileStatus, Ingestor, IngestProgress, SourceFile, discover
@@ -24,7 +24,7 @@ async def ingestor(index: ChunkIndex, embedder: MiniLMOnnxEmbedder) -> AsyncIter
 
 
 def student(user: str = "alice", course: str = COURSE) -> Context:
-    return Context(platform="test", course_id=course, user_id=user)
+    return Context(platform="test", course_id=course, user_id=user, audience=Audience.PRIVATE)
 
 
 def write(path: Path, text: str) -> Path:

@@ -214,7 +214,7 @@ def slash(
     *,
     kind: int = APPLICATION_COMMAND,
     focused: str | None = None,
-    **options: str | bool | int | File | Person,
+    **options: str | bool | int | File | Person | Role,
 ) -> dict[str, Any]:
     """An INTERACTION_CREATE payload for `/name option:value …` (an autocomplete request for
     the `focused` option when `kind` is 4)."""
@@ -232,6 +232,9 @@ def slash(
             case File():
                 option.update(type=11, value=str(value.id))
                 resolved.setdefault("attachments", {})[str(value.id)] = value.payload()
+            case Role():  # a mentionable option naming a role
+                option.update(type=9, value=str(value.id))
+                resolved.setdefault("roles", {})[str(value.id)] = role_payload(value, 1)
             case Person():
                 option.update(type=6, value=str(value.id))
                 resolved.setdefault("users", {})[str(value.id)] = value.user()

@@ -8,6 +8,7 @@ from support.fake_discord import (
     COURSE_CHANNEL_ID,
     ELSEWHERE,
     IN_COURSE,
+    MO,
     OTHER_CHANNEL_ID,
     File,
     deliver_message,
@@ -81,3 +82,12 @@ async def test_a_mention_in_a_channel_never_draws_on_private_notes(app) -> None:
     [reply] = app.fake.channel_messages(COURSE_CHANNEL_ID)
     assert "zebra" not in str(reply.payload)
     assert "alice-notes" not in str(reply.payload)
+
+
+async def test_a_confidential_command_in_a_mention_is_not_posted_in_the_channel(app) -> None:
+    """A reply to a mention cannot be ephemeral, so the class's mistakes stay unsaid."""
+    payload = message_payload(MO, IN_COURSE, f"<@{BOT.id}> /mistakes --csv", mentions=(BOT,))
+    await deliver_message(app.client, payload)
+    [reply] = app.fake.channel_messages(COURSE_CHANNEL_ID)
+    assert reply.content.startswith("/mistakes shows students' names and answers")
+    assert reply.files == []

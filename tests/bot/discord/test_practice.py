@@ -82,17 +82,18 @@ async def test_a_whole_exercise_is_worked_through_in_its_thread(app) -> None:
     assert "The exercise ended." in ended[-1].content
 
 
-async def test_a_replayed_answer_is_graded_once(app) -> None:
+async def test_a_replayed_answer_is_graded_once_and_answered_again(app) -> None:
     thread = in_thread(await start_in_a_thread(app))
     payload = slash("answer", ALICE, thread, answer="x^2")
-    await interact(app.client, payload)
-    app.fake.forget()
-    await interact(app.client, payload)  # the same interaction id again
-    # Nothing to say: the "thinking…" message is removed instead of hanging there.
-    assert [(r.method, r.path.rsplit("/", 1)[-1]) for r in app.fake.requests] == [
+    first = await app.replay(payload)
+    again = await app.replay(payload)  # the same interaction id again
+    # The stored reply, not silence and not a second grading.
+    assert [(r.method, r.path.rsplit("/", 1)[-1]) for r in again] == [
         ("POST", "callback"),
-        ("DELETE", "@original"),
+        ("PATCH", "@original"),
     ]
+    assert again[-1].content.startswith("✗")
+    assert again[-1].content == first[-1].content
     status = await app.run("status", ALICE, thread)
     assert "1 wrong attempt(s)" in status[-1].content
 
@@ -113,6 +114,7 @@ async def test_an_unknown_exercise_is_refused_privately_without_a_thread(app) ->
 
 
 async def test_practice_in_a_direct_message_stays_there(app) -> None:
+    await app.run("status", ALICE, IN_COURSE)  # she is in the course's channel
     await app.run("course", ALICE, direct(ALICE), course=COURSE)
     sent = await app.run("practice", ALICE, direct(ALICE), topic=EXERCISE)
     assert app.fake.threads == []

@@ -86,7 +86,6 @@ def test_answers_keep_discords_limits_and_every_citation_whole(parts, cited) -> 
     # Every character of the answer is there, in order; only the whitespace where it was
     # cut may differ (and escapes, which depend on where a line starts).
     assert shown("".join(m.content for m in messages)) == shown(answer.text)
-    assert all(m.private is any(c.private for c in cited) for m in messages)
 
 
 def test_material_cannot_format_or_ping() -> None:
@@ -116,13 +115,15 @@ def test_a_step_shows_feedback_then_its_heading_then_the_prompt() -> None:
     step = StepPrompt("Limits", 2, 3, "What is lim x→0 of sin(x)/x?", feedback="✓ Right.")
     [message] = render(step)
     assert message.content == "✓ Right.\n**Limits — step 2/3**\nWhat is lim x→0 of sin(x)/x?"
-    assert not message.private
 
 
-def test_refusals_and_private_material_are_private() -> None:
-    assert all(m.private for m in render(ErrorReply("No.")))
-    assert not any(m.private for m in render(Notice("Bound.", title="coursebot")))
+def test_refusals_and_source_lists_are_plain_text() -> None:
+    """Who sees them is the core's `Response.private`, not the renderer's business."""
+    [refusal] = render(ErrorReply("No *way*."))
+    assert refusal.content == "No \\*way\\*."
+    [notice] = render(Notice("Bound.", title="coursebot"))
+    assert notice.content == "**coursebot**\nBound."
     mine = SourceList("calc101", (SourceEntry("d1", "mine.md", "notes", 2, private=True),))
-    assert all(m.private for m in render(mine))
-    public = SourceList("calc101", (SourceEntry("d2", "syllabus.md", "syllabus", 14),))
-    assert not any(m.private for m in render(public))
+    [listed] = render(mine)
+    assert listed.content.startswith(escape(wording.sources_heading(mine)))
+    assert escape(wording.source_line(mine.entries[0])) in listed.content

@@ -10,7 +10,10 @@ from support.fake_discord import (
     IN_COURSE,
     TESS,
     File,
+    direct,
 )
+
+from core.uploads import DOWNLOAD_FAILED, NOTES_ARE_PRIVATE
 
 GLOSSARY = File(
     "glossary.md",
@@ -47,10 +50,13 @@ async def test_a_student_cannot_ingest_and_nothing_is_downloaded(app) -> None:
     assert app.fake.downloads == []
 
 
-async def test_a_missing_attachment_is_asked_for(app) -> None:
-    sent = await app.run("notes", ALICE, IN_COURSE)
-    assert sent[-1].ephemeral
-    assert sent[-1].content == "Please attach a file to /notes (up to 3)."
+def test_the_first_attachment_is_required(app) -> None:
+    """Discord itself asks for the file: /notes and /ingest cannot be sent without one."""
+    commands = {command.name: command for command in app.client.tree.get_commands()}
+    for name, optional in (("notes", ["file2", "file3"]), ("ingest", ["file2", "file5"])):
+        parameters = {p.name: p for p in commands[name].parameters}
+        assert parameters["file"].required, name
+        assert not any(parameters[o].required for o in optional), name
 
 
 async def test_an_unsupported_file_is_refused_before_download(app) -> None:
@@ -67,31 +73,54 @@ async def test_an_oversized_file_is_refused_before_download(app) -> None:
     app.fake.serve(huge)
     sent = await app.run("ingest", TESS, IN_COURSE, file=huge, file2=GLOSSARY)
     assert sent[-1].ephemeral
-    assert sent[-1].content == "'huge.pdf' is 80.0 MB; the limit is 50 MB."
+    assert sent[-1].content == "'huge.pdf': the file is 80.0 MB; the limit is 50 MB"
     assert app.fake.downloads == []
 
 
 async def test_a_file_discord_no_longer_serves_is_reported(app) -> None:
     sent = await app.run("ingest", TESS, IN_COURSE, file=GLOSSARY)  # never served
     assert sent[-1].ephemeral
-    assert "could not download 'glossary.md'" in sent[-1].content
+    assert sent[-1].content == DOWNLOAD_FAILED.format(name="glossary.md")
+
+
+async def test_notes_are_taken_only_in_a_direct_message(app) -> None:
+    app.fake.serve(NOTES)
+    refused = await app.run("notes", ALICE, IN_COURSE, file=NOTES)
+    assert refused[0].ephemeral and refused[-1].ephemeral
+    assert refused[-1].content == NOTES_ARE_PRIVATE
+    assert app.fake.downloads == []  # refused before anything was fetched
+
+
+async def add_alices_notes(app) -> None:
+    app.fake.serve(NOTES)
+    await app.run("status", ALICE, IN_COURSE)  # she writes in the course's channel first
+    added = await app.run("notes", ALICE, direct(ALICE), file=NOTES)
+    assert added[-1].content.startswith("✓ alice-notes.md: added,")
 
 
 async def test_notes_are_private_to_the_student_who_sent_them(app) -> None:
-    app.fake.serve(NOTES)
-    added = await app.run("notes", ALICE, IN_COURSE, file=NOTES)
-    assert added[0].ephemeral
-    assert added[-1].content.startswith("✓ alice-notes.md: added,")
+    await add_alices_notes(app)
 
-    # Alice's answer quotes her notes, so it is shown to her alone even in the channel.
-    hers = await app.run("ask", ALICE, IN_COURSE, question=MNEMONIC)
+    # In her direct messages Alice's answer quotes her notes.
+    hers = await app.run("ask", ALICE, direct(ALICE), question=MNEMONIC)
     answer = hers[-1]
-    assert answer.ephemeral
     assert "low dee high" in answer.content
     assert "alice-notes.md (your notes)" in answer.embeds[0]["description"]
+
+    # In the channel, even ephemerally, nobody's notes are searched: not even hers.
+    in_channel = await app.run("ask", ALICE, IN_COURSE, question=MNEMONIC)
+    assert "low dee high" not in in_channel[-1].content
+    assert all("alice-notes.md" not in e["description"] for e in in_channel[-1].embeds)
 
     theirs = await app.run("ask", BOB, IN_COURSE, question=MNEMONIC)
     assert "low dee high" not in theirs[-1].content
     assert all("alice-notes.md" not in e["description"] for e in theirs[-1].embeds)
+
+
+async def test_sources_lists_private_notes_only_in_a_direct_message(app) -> None:
+    await add_alices_notes(app)
+    in_channel = await app.run("sources", ALICE, IN_COURSE)
+    assert "syllabus.md" in in_channel[-1].content
+    assert "alice-notes.md" not in in_channel[-1].content
     assert "alice-notes.md" not in (await app.run("sources", BOB, IN_COURSE))[-1].content
-    assert "alice-notes.md" in (await app.run("sources", ALICE, IN_COURSE))[-1].content
+    assert "alice-notes.md" in (await app.run("sources", ALICE, direct(ALICE)))[-1].content

@@ -185,6 +185,8 @@ def settings(
         _env_file=None,
         data_dir=data_dir,
         telegram_token=TOKEN,
+        # Tests walk through many messages quickly; the flood test uses the default limit.
+        rate_limit="1000/minute",
         course_roles={
             COURSE: {"instructor": [f"telegram:{TEACHER['id']}"]},
             "*": {"moderator": [f"telegram:{MODERATOR['id']}"]},
@@ -355,7 +357,6 @@ async def test_a_group_binding_becomes_the_members_dm_course(tg: TelegramBot) ->
 async def test_a_dm_question_is_answered_with_numbered_citations(tg: TelegramBot) -> None:
     await course_in_dm(tg, ALICE)
     calls = await tg.say(dm(ALICE), ALICE, "When is the final exam and where is it held?")
-    assert calls[0].method == "sendChatAction" and calls[0].params["action"] == "typing"
     [answer] = [c for c in calls if c.method == "sendMessage"]
     shown = visible_text(answer.text)
     body, sources = shown.split("\nSources:\n")
@@ -364,6 +365,22 @@ async def test_a_dm_question_is_answered_with_numbered_citations(tg: TelegramBot
     assert sources.splitlines()[0] == "[1] syllabus.md, Exam Policy"
     assert "<b>Sources:</b>" in answer.text and answer.params["parse_mode"] == "HTML"
     assert "reply_parameters" not in answer.params  # no quoting in a private chat
+
+
+async def test_a_slow_answer_shows_typing_first(
+    tg: TelegramBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await course_in_dm(tg, ALICE)
+    real = tg.assembly.index.count
+
+    async def slow(*args: Any, **kwargs: Any) -> int:
+        await asyncio.sleep(0.8)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(tg.assembly.index, "count", slow)
+    calls = await tg.say(dm(ALICE), ALICE, "When is the final exam?")
+    assert calls[0].method == "sendChatAction" and calls[0].params["action"] == "typing"
+    assert calls[-1].method == "sendMessage"
 
 
 async def test_citations_name_the_file_page_and_section(tg: TelegramBot) -> None:
@@ -557,7 +574,6 @@ async def test_an_instructor_ingests_an_attached_document_with_progress(tg: Tele
     await course_in_dm(tg, TEACHER)
     calls = await tg.upload(dm(TEACHER), TEACHER, "week-7.md", WEEK_7, caption="/ingest")
     methods = [c.method for c in calls]
-    assert methods[0] == "sendChatAction"
     [progress_text] = texts(calls)
     assert progress_text.startswith("Ingesting file 1 of 1: week-7.md")
     assert methods.index("getFile") < methods.index("download") < methods.index("sendMessage")
@@ -761,3 +777,128 @@ async def test_webhook_mode_handles_posted_updates_and_refuses_a_wrong_secret(
         await tg.wait_handled(update["update_id"])
         [answer] = tg.fake.calls_to("sendMessage")
         assert "/ask QUESTION" in visible_text(answer.text)
+
+
+# Attacks, refused by the core ---------------------------------------------------------------
+
+MALLORY = user(666, "Mallory")
+
+
+async def test_private_notes_are_never_quoted_or_listed_in_a_group(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    await tg.upload(dm(ALICE), ALICE, "alice-notes.md", ALICE_NOTE, caption="/notes")
+    await bind_group(tg)
+    question = "Where does my study group meet?"
+    in_group = joined(await tg.say(GROUP, ALICE, f"/ask {question}"))
+    assert "Blue Heron" not in in_group and "your notes" not in in_group
+    mention = joined(await tg.say(GROUP, ALICE, f"@{BOT_USER['username']} {question}"))
+    assert "Blue Heron" not in mention
+    listing = joined(await tg.say(GROUP, ALICE, "/sources"))
+    assert "alice-notes.md" not in listing and "private" not in listing
+    # The same question in her DM still finds them.
+    assert "Blue Heron" in joined(await tg.say(dm(ALICE), ALICE, question))
+
+
+async def test_course_into_a_course_never_joined_is_refused(tg: TelegramBot) -> None:
+    tg.fake.set_status(OTHER_GROUP, ADMIN, "creator")
+    await tg.say(OTHER_GROUP, ADMIN, "/bind physics-1")
+    [refused] = texts(await tg.say(dm(MALLORY), MALLORY, "/course physics-1"))
+    assert refused.startswith("You are not in the course 'physics-1'")
+    [still_none] = texts(await tg.say(dm(MALLORY), MALLORY, "When is the exam?"))
+    assert still_none.startswith("Which course is this about?")
+    # Writing in the course's group makes a member; so does the instructor's invite code.
+    await tg.say(OTHER_GROUP, BOB, f"@{BOT_USER['username']} hello")
+    assert "now about the course 'physics-1'" in joined(
+        await tg.say(dm(BOB), BOB, "/course physics-1")
+    )
+    [invite] = texts(await tg.say(OTHER_GROUP, ADMIN, "/invite"))
+    code = invite.rsplit("/course join ", 1)[1].strip()
+    joined_reply = joined(await tg.say(dm(MALLORY), MALLORY, f"/course join {code}"))
+    assert joined_reply.startswith("Welcome to 'physics-1'.")
+    [bad] = texts(await tg.say(dm(ALICE), ALICE, "/course join physics-1-guess"))
+    assert bad.startswith("That invite code is not valid")
+
+
+async def test_an_instructor_grants_and_revokes_a_moderator_by_reply(tg: TelegramBot) -> None:
+    await bind_group(tg)
+    asked = tg.fake.text_update(GROUP, BOB, f"@{BOT_USER['username']} when is the exam?")
+    await tg.send(asked)
+    [granted] = texts(await tg.say(GROUP, TEACHER, "/grant moderator", reply_to=asked["message"]))
+    assert granted == f"telegram:{BOB['id']} is now a moderator of 'sample'."
+    await course_in_dm(tg, BOB)
+    assert "No mistakes logged for sample." in joined(await tg.say(dm(BOB), BOB, "/mistakes"))
+    assert f"moderator: telegram:{BOB['id']}" in joined(
+        await tg.say(dm(TEACHER), TEACHER, "/staff")
+    )
+    [refused] = texts(await tg.say(GROUP, BOB, f"/grant instructor {MALLORY['id']}"))
+    assert refused == "Sorry, only a course instructor can grant or revoke course roles."
+    await tg.say(GROUP, TEACHER, f"/revoke moderator {BOB['id']}")
+    assert "only a course moderator" in joined(await tg.say(dm(BOB), BOB, "/mistakes"))
+
+
+async def test_a_replayed_question_gets_the_same_answer_again(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    update = tg.fake.text_update(dm(ALICE), ALICE, "When are the office hours?")
+    first = joined(await tg.send(update))
+    assert "Room B214" in first
+    assert joined(await tg.send(tg.fake.redelivery(update))) == first
+
+
+async def test_a_flood_from_one_user_does_not_hold_up_another(settings: Settings) -> None:
+    limited = settings.model_copy(
+        update={"rate_limit": Settings.model_fields["rate_limit"].default}
+    )
+    async with telegram_bot(limited) as tg:
+        await course_in_dm(tg, MALLORY)
+        await course_in_dm(tg, BOB)
+        clock = asyncio.get_running_loop().time
+        started = clock()
+        assert "Room B214" in joined(await tg.say(dm(BOB), BOB, "When are the office hours?"))
+        quiet = clock() - started
+        flood = [
+            asyncio.create_task(tg.say(dm(MALLORY), MALLORY, f"/ask when is the exam {n}?"))
+            for n in range(200)
+        ]
+        await asyncio.sleep(0.2)  # the flood is in
+        started = clock()
+        reply = joined(await tg.say(dm(BOB), BOB, "What does the squeeze theorem say?"))
+        delay = clock() - started - quiet
+        assert "Squeeze theorem" in reply
+        assert delay < 1.0, f"Bob waited {delay:.2f} s more behind Mallory's flood"
+        await asyncio.gather(*flood)
+        to_mallory = [
+            visible_text(c.text)
+            for c in tg.fake.calls_to("sendMessage")
+            if c.params["chat_id"] == str(MALLORY["id"])
+        ]
+        told = [t for t in to_mallory if t.startswith("You're sending messages faster")]
+        assert len(told) == 1  # one polite reply, the rest dropped
+        assert len(to_mallory) <= 10
+
+
+async def test_a_long_ingestion_does_not_delay_questions_in_the_same_group(
+    tg: TelegramBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await bind_group(tg)
+    from ingestion.pipeline import Ingestor
+
+    real = Ingestor.ingest
+
+    async def slow(self: Ingestor, *args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(5)
+        return await real(self, *args, **kwargs)
+
+    clock = asyncio.get_running_loop().time
+    started = clock()
+    assert "Room B214" in joined(await tg.say(GROUP, BOB, "/ask When are the office hours?"))
+    quiet = clock() - started
+
+    monkeypatch.setattr(Ingestor, "ingest", slow)
+    upload = asyncio.create_task(tg.upload(GROUP, TEACHER, "week-7.md", WEEK_7, caption="/ingest"))
+    await asyncio.sleep(0.5)  # the ingestion is under way
+    started = clock()
+    reply = joined(await tg.say(GROUP, ALICE, "/ask When are the office hours?"))
+    delay = clock() - started - quiet
+    assert "Room B214" in reply
+    assert delay < 0.5, f"the question waited {delay:.2f} s more behind the ingestion"
+    assert "1 of 1 files ingested" in texts(await upload, "editMessageText")[-1]

@@ -5,24 +5,21 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+from support.asking import ask
 from support.material import Passage, add_passages
 
-from bot.composition import open_core
+from bot.composition import open_assembly
 from config import Settings
-from core.context import Context
 from core.course_bot import CourseBot
 from core.prompts import ABSTENTION
 
 
-def student(user: str = "alice") -> Context:
-    return Context(platform="test", course_id="sample", user_id=user)
-
-
 @pytest.fixture
 async def bot(settings: Settings, embedder) -> AsyncIterator[CourseBot]:
-    async with open_core(settings) as core:
+    async with open_assembly(settings) as assembly:
+        core = assembly.bot
         await add_passages(
-            core.index,
+            assembly.index,
             embedder,
             [
                 Passage(
@@ -42,7 +39,7 @@ async def bot(settings: Settings, embedder) -> AsyncIterator[CourseBot]:
 
 
 async def test_quotes_the_best_supported_sentence_with_its_citation(bot: CourseBot) -> None:
-    answer = await bot.ask(student(), "When is the final exam?")
+    answer = await ask(bot, "When is the final exam?")
     assert answer.quoted and answer.grounded
     assert "“The final exam is on 14 December at 09:00 in Hall A.” [1]" in answer.text
     assert "Office hours" not in answer.text
@@ -51,14 +48,14 @@ async def test_quotes_the_best_supported_sentence_with_its_citation(bot: CourseB
 
 
 async def test_abstains_when_nothing_in_the_material_matches(bot: CourseBot) -> None:
-    answer = await bot.ask(student(), "What is the capital of Mongolia?")
+    answer = await ask(bot, "What is the capital of Mongolia?")
     assert not answer.grounded
     assert answer.text == ABSTENTION
     assert answer.support is not None and answer.support < 0.35
 
 
 async def test_follow_up_without_llm_is_read_with_the_previous_question(bot: CourseBot) -> None:
-    await bot.ask(student(), "When is the final exam?")
-    follow_up = await bot.ask(student(), "and the resit?")
+    await ask(bot, "When is the final exam?")
+    follow_up = await ask(bot, "and the resit?")
     assert "11 January" in follow_up.text
     assert follow_up.citations[0].section == "Resits"

@@ -8,12 +8,12 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from support.asking import ask, replies
 from support.fake_ollama import FakeOllama, running_fake_ollama
 from support.material import Passage, add_passages
 
-from bot.composition import open_core
+from bot.composition import open_assembly
 from config import Settings
-from core.context import Context
 from core.course_bot import CourseBot
 from core.prompts import ABSTENTION, ANSWER_SYSTEM
 
@@ -36,10 +36,6 @@ INJECTION = Passage(
 )
 
 
-def student(user: str = "alice") -> Context:
-    return Context(platform="test", course_id="sample", user_id=user)
-
-
 @pytest.fixture
 def fake() -> Iterator[FakeOllama]:
     with running_fake_ollama() as server:
@@ -58,8 +54,9 @@ def llm_settings(tmp_path: Path, fake: FakeOllama, timeout_s: float = 5) -> Sett
 
 @pytest.fixture
 async def bot(tmp_path: Path, fake: FakeOllama, embedder) -> AsyncIterator[CourseBot]:
-    async with open_core(llm_settings(tmp_path, fake)) as core:
-        await add_passages(core.index, embedder, [*PASSAGES, INJECTION])
+    async with open_assembly(llm_settings(tmp_path, fake)) as assembly:
+        core = assembly.bot
+        await add_passages(assembly.index, embedder, [*PASSAGES, INJECTION])
         yield core
 
 
@@ -82,7 +79,7 @@ async def test_answer_cites_the_sources_it_uses(bot: CourseBot, fake: FakeOllama
         return f"The final exam is on 14 December at 09:00 in Hall A [{n}]."
 
     fake.chat_reply = reply
-    answer = await bot.ask(student(), "When is the final exam?")
+    answer = await ask(bot, "When is the final exam?")
     assert answer.grounded and not answer.quoted
     assert answer.text == "The final exam is on 14 December at 09:00 in Hall A [1]."
     [citation] = answer.citations
@@ -95,7 +92,7 @@ async def test_answer_cites_the_sources_it_uses(bot: CourseBot, fake: FakeOllama
 
 async def test_fixed_abstention_is_not_grounded(bot: CourseBot, fake: FakeOllama) -> None:
     fake.chat_reply = lambda _request: ABSTENTION
-    answer = await bot.ask(student(), "Who won the 1998 world cup?")
+    answer = await ask(bot, "Who won the 1998 world cup?")
     assert not answer.grounded
     assert answer.text == ABSTENTION
     assert answer.citations == ()
@@ -111,14 +108,14 @@ async def test_invented_citations_are_dropped_and_the_rest_renumbered(
         return f"The resit is on 11 January [{resit}][42], after the final [{final}, 99]."
 
     fake.chat_reply = reply
-    answer = await bot.ask(student(), "When are the final and the resit exams?")
+    answer = await ask(bot, "When are the final and the resit exams?")
     assert answer.text == "The resit is on 11 January [1], after the final [2]."
     assert [c.section for c in answer.citations] == ["Resits", "Exams"]
 
 
 async def test_an_uncited_reply_is_not_shown_as_an_answer(bot: CourseBot, fake: FakeOllama) -> None:
     fake.chat_reply = lambda _request: "The exam is probably in December, I think."
-    answer = await bot.ask(student(), "When is the final exam?")
+    answer = await ask(bot, "When is the final exam?")
     assert not answer.grounded
     assert answer.text == ABSTENTION
 
@@ -129,7 +126,7 @@ async def test_instructions_inside_the_material_change_nothing(
     # A model that obeys the injected text replies without citations: that reply never
     # reaches the student.
     fake.chat_reply = lambda _request: "HACKED"
-    answer = await bot.ask(student(), "Is there any notice or announcement?")
+    answer = await ask(bot, "Is there any notice or announcement?")
     assert "HACKED" not in answer.text
     assert not answer.grounded
     system, user = last_prompt(fake)
@@ -145,14 +142,15 @@ async def test_llm_timeout_falls_back_to_quotes_with_a_clear_note(
     tmp_path: Path, fake: FakeOllama, embedder
 ) -> None:
     fake.delay_s = 1.5
-    async with open_core(llm_settings(tmp_path, fake, timeout_s=0.3)) as core:
-        await add_passages(core.index, embedder, PASSAGES)
-        answer = await core.ask(student(), "When is the final exam?")
-        replies = await core.handle(student(), "When is the final exam?")
+    async with open_assembly(llm_settings(tmp_path, fake, timeout_s=0.3)) as assembly:
+        core = assembly.bot
+        await add_passages(assembly.index, embedder, PASSAGES)
+        answer = await ask(core, "When is the final exam?")
+        shown = await replies(core, "When is the final exam?")
     assert answer.quoted and answer.grounded
     assert "did not answer in time" in answer.note
     assert "14 December" in answer.text
-    assert "Traceback" not in str(replies)
+    assert "Traceback" not in str(shown)
 
 
 async def test_unreachable_llm_also_falls_back(tmp_path: Path, embedder) -> None:
@@ -162,9 +160,10 @@ async def test_unreachable_llm_also_falls_back(tmp_path: Path, embedder) -> None
         ollama_host="http://127.0.0.1:9",
         ollama_models={"answer": "llama3.1:8b"},
     )  # type: ignore[call-arg]
-    async with open_core(settings) as core:
-        await add_passages(core.index, embedder, PASSAGES)
-        answer = await core.ask(student(), "When is the final exam?")
+    async with open_assembly(settings) as assembly:
+        core = assembly.bot
+        await add_passages(assembly.index, embedder, PASSAGES)
+        answer = await ask(core, "When is the final exam?")
     assert answer.quoted and "14 December" in answer.text and answer.note
 
 
@@ -184,12 +183,16 @@ async def test_follow_up_is_rewritten_and_only_this_turns_sources_are_used(
         )
 
     fake.chat_reply = reply
-    first = await bot.ask(student(), "When is the final exam?")
-    second = await bot.ask(student(), "and the resit?")
+    first = await ask(bot, "When is the final exam?")
+    second = await ask(bot, "and the resit?")
     assert first.text == "On 14 December [1]."
     assert second.text == "On 11 January [1]."
     assert second.citations[0].section == "Resits"
     _system, user = last_prompt(fake)
     assert "On 14 December" not in user  # the earlier answer never bleeds in
-    # Another student's conversation is their own.
-    assert await bot.answers.memory.recent(student("bob")) == []
+    # Another student's conversation is their own: Bob's "and the resit?" is not read with
+    # Alice's turns.
+    seen = len(fake.requests_to("/api/chat"))
+    await ask(bot, "and the resit?", "bob")
+    later = str(fake.requests_to("/api/chat")[seen:])
+    assert "When is the final exam?" not in later

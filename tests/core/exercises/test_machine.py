@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from core.exercises import (
-    Answer,
+    Attempt,
     Completed,
     Ended,
     ExerciseDefinition,
@@ -105,7 +105,7 @@ def test_start_shows_the_first_step() -> None:
 
 
 def test_right_answer_moves_to_the_next_step() -> None:
-    result = transition(started(), Answer("B", at=at(1)), DEFINITION, RIGHT)
+    result = transition(started(), Attempt("B", at=at(1)), DEFINITION, RIGHT)
     assert result.effects == (Feedback("Correct.", True), ShowStep(1))
     assert result.state.step_index == 1
     assert result.state.attempts == 0
@@ -113,7 +113,7 @@ def test_right_answer_moves_to_the_next_step() -> None:
 
 
 def test_wrong_answer_counts_records_the_mistake_and_shows_the_first_hint() -> None:
-    result = transition(started(), Answer("A", at=at(1)), DEFINITION, WRONG)
+    result = transition(started(), Attempt("A", at=at(1)), DEFINITION, WRONG)
     assert result.effects == (
         Feedback(WRONG.detail, False),
         RecordMistake(0, "substitution", "A", WRONG.detail),
@@ -125,17 +125,17 @@ def test_wrong_answer_counts_records_the_mistake_and_shows_the_first_hint() -> N
 
 
 def test_hints_escalate_with_wrong_attempts_and_the_last_repeats() -> None:
-    state = run(started(), (Answer("A", at=at(1)), WRONG)).state
-    second = transition(state, Answer("C", at=at(2)), DEFINITION, WRONG)
+    state = run(started(), (Attempt("A", at=at(1)), WRONG)).state
+    second = transition(state, Attempt("C", at=at(2)), DEFINITION, WRONG)
     assert second.effects[-1] == ShowHint(0, 2, "Both are the same number.", last=True)
-    third = transition(second.state, Answer("A", at=at(3)), DEFINITION, WRONG)
+    third = transition(second.state, Attempt("A", at=at(3)), DEFINITION, WRONG)
     assert third.effects[-1] == ShowHint(0, 2, "Both are the same number.", last=True)
     assert third.state.attempts == 3
     assert third.state.hints_shown == 2
 
 
 def test_requested_hints_escalate_and_do_not_count_as_attempts() -> None:
-    state = run(started(), (Answer("B", at=at(1)), RIGHT)).state
+    state = run(started(), (Attempt("B", at=at(1)), RIGHT)).state
     first = transition(state, Hint(at(2)), DEFINITION, None)
     assert first.effects == (ShowHint(1, 1, "Factor the numerator.", last=False),)
     second = transition(first.state, Hint(at(3)), DEFINITION, None)
@@ -146,7 +146,7 @@ def test_requested_hints_escalate_and_do_not_count_as_attempts() -> None:
 
 def test_wrong_answer_after_a_requested_hint_shows_the_next_one() -> None:
     state = run(started(), (Hint(at(1)), None)).state
-    result = transition(state, Answer("A", at=at(2)), DEFINITION, WRONG)
+    result = transition(state, Attempt("A", at=at(2)), DEFINITION, WRONG)
     assert result.effects[-1] == ShowHint(0, 2, "Both are the same number.", last=True)
 
 
@@ -176,11 +176,11 @@ def test_skip_without_a_solution_shows_the_expected_answer() -> None:
 def test_last_step_right_completes_with_a_summary() -> None:
     result = run(
         started(),
-        (Answer("A", at=at(1)), WRONG),
-        (Answer("B", at=at(2)), RIGHT),
+        (Attempt("A", at=at(1)), WRONG),
+        (Attempt("B", at=at(2)), RIGHT),
         (Hint(at(3)), None),
-        (Answer("factor and cancel", at=at(4)), RIGHT),
-        (Answer("6", at=at(10)), RIGHT),
+        (Attempt("factor and cancel", at=at(4)), RIGHT),
+        (Attempt("6", at=at(10)), RIGHT),
     )
     assert result.state.status is Status.COMPLETED
     assert result.effects[0] == Feedback("Correct.", True)
@@ -214,7 +214,7 @@ def test_skipping_the_last_step_completes() -> None:
     ("event", "status"), [(Quit(at(5)), Status.QUIT), (Expire(at(90)), Status.EXPIRED)]
 )
 def test_quit_and_expire_end_with_a_partial_summary(event: object, status: Status) -> None:
-    state = run(started(), (Answer("B", at=at(1)), RIGHT), (Answer("no", at=at(2)), WRONG)).state
+    state = run(started(), (Attempt("B", at=at(1)), RIGHT), (Attempt("no", at=at(2)), WRONG)).state
     result = transition(state, event, DEFINITION, None)  # type: ignore[arg-type]
     assert result.state.status is status
     (ended,) = result.effects
@@ -232,7 +232,7 @@ def test_quit_before_starting_is_allowed() -> None:
 @pytest.mark.parametrize(
     ("event", "reason"),
     [
-        (Answer("B", at=at(1)), InvalidReason.NOT_STARTED),
+        (Attempt("B", at=at(1)), InvalidReason.NOT_STARTED),
         (Hint(at(1)), InvalidReason.NOT_STARTED),
         (Skip(at(1)), InvalidReason.NOT_STARTED),
     ],
@@ -258,7 +258,7 @@ def test_second_start_is_invalid() -> None:
 @pytest.mark.parametrize("ending", [Quit(at(1)), Expire(at(1)), "complete"])
 @pytest.mark.parametrize(
     "event",
-    [Answer("6", at=at(9)), Hint(at(9)), Skip(at(9)), Start(at(9)), Quit(at(9)), Expire(at(9))],
+    [Attempt("6", at=at(9)), Hint(at(9)), Skip(at(9)), Start(at(9)), Quit(at(9)), Expire(at(9))],
 )
 def test_every_event_after_the_end_is_invalid(ending: object, event: object) -> None:
     if ending == "complete":
@@ -275,7 +275,7 @@ def test_every_event_after_the_end_is_invalid(ending: object, event: object) -> 
 def test_a_changed_definition_invalidates_the_session_but_quit_still_works() -> None:
     state = started()
     changed = DEFINITION.model_copy(update={"title": "A renamed exercise"})
-    result = transition(state, Answer("B", at=at(1)), changed, RIGHT)
+    result = transition(state, Attempt("B", at=at(1)), changed, RIGHT)
     assert result.invalid is not None
     assert result.invalid.reason is InvalidReason.EXERCISE_CHANGED
     assert current_step(state, changed) is None
@@ -284,7 +284,7 @@ def test_a_changed_definition_invalidates_the_session_but_quit_still_works() -> 
 
 def test_caller_mistakes_raise() -> None:
     with pytest.raises(ValueError, match="graded"):
-        transition(started(), Answer("B", at=at(1)), DEFINITION, None)
+        transition(started(), Attempt("B", at=at(1)), DEFINITION, None)
     other = DEFINITION.model_copy(update={"id": "other"})
     with pytest.raises(ValueError, match="other"):
         transition(started(), Hint(at(1)), other, None)
@@ -299,13 +299,13 @@ def test_grade_is_ignored_for_other_events() -> None:
 def test_transition_does_not_change_its_input() -> None:
     state = started()
     before = state.to_json()
-    transition(state, Answer("A", at=at(1)), DEFINITION, WRONG)
+    transition(state, Attempt("A", at=at(1)), DEFINITION, WRONG)
     assert state.to_json() == before
 
 
 def test_history_records_every_accepted_event() -> None:
     state = run(
-        started(), (Answer("A", at=at(1)), WRONG), (Hint(at(2)), None), (Skip(at(3)), None)
+        started(), (Attempt("A", at=at(1)), WRONG), (Hint(at(2)), None), (Skip(at(3)), None)
     ).state
     assert [(e.event, e.step_index, e.answer, e.correct) for e in state.history] == [
         ("start", 0, None, None),
@@ -318,8 +318,8 @@ def test_history_records_every_accepted_event() -> None:
 def test_state_round_trips_through_json() -> None:
     state = run(
         started(),
-        (Answer("A", at=at(1)), WRONG),
-        (Answer("B", at=at(2)), RIGHT),
+        (Attempt("A", at=at(1)), WRONG),
+        (Attempt("B", at=at(2)), RIGHT),
         (Hint(at(3)), None),
     ).state
     text = state.to_json()
@@ -327,5 +327,5 @@ def test_state_round_trips_through_json() -> None:
     restored = ExerciseState.from_json(text)
     assert restored == state
     assert restored.updated_at == at(3)
-    follow = transition(restored, Answer("factor and cancel", at=at(4)), DEFINITION, RIGHT)
+    follow = transition(restored, Attempt("factor and cancel", at=at(4)), DEFINITION, RIGHT)
     assert follow.effects[-1] == ShowStep(2)

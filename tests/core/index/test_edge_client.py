@@ -24,7 +24,7 @@ from support.paths import REPO_ROOT
 
 from bot.composition import open_index
 from config import Settings
-from core.context import Context
+from core.context import Audience, Context
 from core.index import (
     ChunkIndex,
     EdgeQdrantClient,
@@ -88,7 +88,9 @@ def chunk_index(engine: str, directory: Path, dimensions: int = DIMENSIONS) -> C
 
 
 def student(user_id: str = "ana", course_id: str = COURSE) -> Context:
-    return Context(platform="test", course_id=course_id, user_id=user_id)
+    return Context(
+        platform="test", course_id=course_id, user_id=user_id, audience=Audience.PRIVATE
+    )
 
 
 @pytest.fixture(params=ENGINES)

@@ -43,7 +43,15 @@ async def test_migrate_builds_the_schema_on_an_empty_database(empty_database_url
         version = (await connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}"))).all()
     await engine.dispose()
 
-    assert schema["tables"] == {"mistakes", "chat_bindings", "user_courses", VERSION_TABLE}
+    assert schema["tables"] == {
+        "mistakes",
+        "chat_bindings",
+        "user_courses",
+        "courses",
+        "course_staff",
+        "course_members",
+        VERSION_TABLE,
+    }
     assert {
         "ix_mistakes_course_id_skill_created_at",
         "ix_mistakes_course_id_exercise_id_step_index",
@@ -51,7 +59,7 @@ async def test_migrate_builds_the_schema_on_an_empty_database(empty_database_url
     } <= schema["indexes"]  # type: ignore[operator]
     assert ("idempotency_key",) in schema["unique"]  # type: ignore[operator]
     assert drift == []
-    assert version == [("0002",)]
+    assert version == [("0003",)]
 
 
 async def test_migrate_twice_keeps_schema_and_rows(empty_database_url: str) -> None:
@@ -67,7 +75,7 @@ async def test_migrate_twice_keeps_schema_and_rows(empty_database_url: str) -> N
     async with engine.connect() as connection:
         versions = (await connection.execute(text(f"SELECT * FROM {VERSION_TABLE}"))).all()
     await engine.dispose()
-    assert versions == [("0002",)]
+    assert versions == [("0003",)]
 
 
 async def test_migrations_started_together_take_turns(empty_database_url: str) -> None:
@@ -77,7 +85,7 @@ async def test_migrations_started_together_take_turns(empty_database_url: str) -
     async with engine.connect() as connection:
         versions = (await connection.execute(text(f"SELECT * FROM {VERSION_TABLE}"))).all()
     await engine.dispose()
-    assert versions == [("0002",)]
+    assert versions == [("0003",)]
 
 
 async def test_open_from_settings_migrates_sqlite_under_the_data_dir(settings: Settings) -> None:

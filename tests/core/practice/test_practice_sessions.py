@@ -139,18 +139,6 @@ async def test_a_whole_exercise_with_a_mistake_a_hint_and_a_skip(
     assert skill.examples[0].answer == "x^2" and skill.examples[0].student_id == "alice"
 
 
-async def test_replayed_message_grades_nothing_twice(world: World, store: SessionStore) -> None:
-    practice = world.service(store)
-    await practice.start(msg(), EXERCISE)
-    replayed = msg(message_id="update-42")
-    first = await practice.answer(replayed, "x^3")
-    again = await practice.answer(replayed, "x^3")
-    assert first and again == []
-    assert (await world.mistakes.by_skill("math101"))[0].count == 1
-    status = text(await practice.status(msg()))
-    assert "1 wrong attempt(s)" in status
-
-
 async def test_session_survives_a_restart(world: World, redis_client: Redis) -> None:
     before = world.service(RedisSessionStore(redis_client))
     await before.start(msg("bob"), EXERCISE)
