@@ -27,8 +27,10 @@ from redis.asyncio import Redis
 from core.context import Context
 from core.database import create_engine, migrate
 from core.exercises import ExerciseDefinition, GradeResult, parse_exercise
+from core.ledger import ReplyLedger
 from core.mistakes import MistakeLog
 from core.practice import PracticeService
+from core.requests import Response
 from core.sessions import RedisSessionStore
 
 EXERCISE = (
@@ -58,23 +60,29 @@ class StubGrader:
         return GradeResult(text == "right", "stub")
 
 
-async def student(name: str, replicas: list[PracticeService], steps: int, timings: list[float]):
+Replica = tuple[PracticeService, ReplyLedger]
+
+
+async def student(name: str, replicas: list[Replica], steps: int, timings: list[float]):
     counter = 0
 
-    async def send(call) -> None:
-        started = time.perf_counter()
-        await call
-        timings.append(time.perf_counter() - started)
-
-    def ctx() -> Context:
+    async def send(how: str, text: str) -> None:
         nonlocal counter
         counter += 1
-        return Context("bench", "math101", name, chat_id=name, message_id=f"{name}-{counter}")
+        ctx = Context("bench", "math101", name, chat_id=name, message_id=f"{name}-{counter}")
+        practice, ledger = random.choice(replicas)
+        started = time.perf_counter()
+        # What CourseBot.handle does around the practice service for each message.
+        if await ledger.claim(ctx.message_id or "") is None:
+            call = practice.start if how == "start" else practice.answer
+            replies = await call(ctx, text)
+            await ledger.finish(ctx.message_id or "", Response(tuple(replies)))
+        timings.append(time.perf_counter() - started)
 
-    await send(random.choice(replicas).start(ctx(), "derivative-product-rule"))
+    await send("start", "derivative-product-rule")
     for _ in range(steps):
-        await send(random.choice(replicas).answer(ctx(), "wrong"))
-        await send(random.choice(replicas).answer(ctx(), "right"))
+        await send("answer", "wrong")
+        await send("answer", "right")
 
 
 async def run(students: int, redis_url: str) -> None:
@@ -86,13 +94,16 @@ async def run(students: int, redis_url: str) -> None:
         await migrate(url)
         log = MistakeLog(create_engine(url))
         replicas = [
-            PracticeService(
-                store=RedisSessionStore(client),
-                catalog=MemoryCatalog(definition),  # type: ignore[arg-type]
-                grader=StubGrader(),  # type: ignore[arg-type]
-                mistakes=log,
-                prefix=prefix,
-                ttl=timedelta(days=7),
+            (
+                PracticeService(
+                    store=RedisSessionStore(client),
+                    catalog=MemoryCatalog(definition),  # type: ignore[arg-type]
+                    grader=StubGrader(),  # type: ignore[arg-type]
+                    mistakes=log,
+                    prefix=prefix,
+                    ttl=timedelta(days=7),
+                ),
+                ReplyLedger(RedisSessionStore(client), prefix),
             )
             for client in clients
         ]

@@ -28,12 +28,14 @@ OUTCOME_TTL_S = 86400
 STILL_WORKING = "I'm still working on that message; the answer follows shortly."
 
 _BY_NAME = {cls.__name__: cls for cls in REPLY_TYPES}
+# Built once: making an adapter costs milliseconds, using one microseconds.
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {cls: TypeAdapter(cls) for cls in REPLY_TYPES}
 
 
 def dump_response(response: Response) -> str:
     items = []
     for reply in response.replies:
-        data: dict[str, Any] = TypeAdapter(type(reply)).dump_python(reply, mode="python")
+        data: dict[str, Any] = _ADAPTERS[type(reply)].dump_python(reply, mode="python")
         if isinstance(reply, DocumentReply):
             data["content"] = base64.b64encode(reply.content).decode()
         items.append({"type": type(reply).__name__, "data": data})
@@ -48,7 +50,7 @@ def load_response(text: str) -> Response:
         data = item["data"]
         if cls is DocumentReply:
             data["content"] = base64.b64decode(data["content"])
-        replies.append(TypeAdapter(cls).validate_python(data))
+        replies.append(_ADAPTERS[cls].validate_python(data))
     return Response(tuple(replies), bool(stored["private"]))
 
 
