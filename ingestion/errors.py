@@ -29,3 +29,7 @@ class FileTooLargeError(IngestError):
 
 class InvalidExerciseError(IngestError):
     """A guided-exercise file that breaks the format; the message names the line."""
+
+
+class ArchiveTooLargeError(FileTooLargeError):
+    """A DOCX or PPTX (a zip package) that would unpack to more than its limits allow."""

@@ -20,6 +20,7 @@ from lxml import etree
 
 from ingestion.documents import Block, BlockKind, DocumentKind, ImageRef, LoadedDocument
 from ingestion.errors import CorruptFileError, EmptyFileError, EncryptedFileError
+from ingestion.loaders.archive_limits import ArchiveLimits, EncryptedMemberError, check_archive
 from ingestion.loaders.text_cleanup import (
     clean_text,
     document_title,
@@ -34,17 +35,24 @@ _STYLE_LEVEL = re.compile(r"List \w+ ([2-9])$")
 _TITLE_LEVEL = 0  # the "Title" style heads the path, above Heading 1
 
 
-def load_docx(path: Path, file_name: str, with_images: bool = False) -> LoadedDocument:
+def load_docx(
+    path: Path,
+    file_name: str,
+    with_images: bool = False,
+    *,
+    limits: ArchiveLimits | None = None,
+) -> LoadedDocument:
+    """`limits` bound what the package may unpack to (the defaults suit course files)."""
     if is_ole_container(path):
-        raise EncryptedFileError(
-            f"{file_name} is password-protected or in the old .doc format: save it as a .docx "
-            "without a password and send that instead."
-        )
+        raise _encrypted(file_name)
     try:
+        check_archive(path, file_name, limits)
         document = docx.Document(str(path))
         walk = _Walk(document, with_images)
         walk.run()
         title = document_title(document.core_properties.title or walk.title_text, file_name)
+    except EncryptedMemberError as error:
+        raise _encrypted(file_name) from error
     except (
         OpcError,
         PythonDocxError,
@@ -65,6 +73,13 @@ def load_docx(path: Path, file_name: str, with_images: bool = False) -> LoadedDo
         blocks=walk.blocks,
         kind=DocumentKind.DOCUMENT,
         images=walk.images,
+    )
+
+
+def _encrypted(file_name: str) -> EncryptedFileError:
+    return EncryptedFileError(
+        f"{file_name} is password-protected or in the old .doc format: save it as a .docx "
+        "without a password and send that instead."
     )
 
 

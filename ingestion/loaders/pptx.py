@@ -21,6 +21,7 @@ from pptx.text.text import _Paragraph
 
 from ingestion.documents import Block, BlockKind, DocumentKind, ImageRef, LoadedDocument
 from ingestion.errors import CorruptFileError, EmptyFileError, EncryptedFileError
+from ingestion.loaders.archive_limits import ArchiveLimits, EncryptedMemberError, check_archive
 from ingestion.loaders.text_cleanup import (
     clean_text,
     document_title,
@@ -37,13 +38,18 @@ _FURNITURE = frozenset({PP_PLACEHOLDER.DATE, PP_PLACEHOLDER.FOOTER, PP_PLACEHOLD
 _BULLET_TAGS = frozenset({qn("a:buChar"), qn("a:buAutoNum"), qn("a:buBlip")})
 
 
-def load_pptx(path: Path, file_name: str, with_images: bool = False) -> LoadedDocument:
+def load_pptx(
+    path: Path,
+    file_name: str,
+    with_images: bool = False,
+    *,
+    limits: ArchiveLimits | None = None,
+) -> LoadedDocument:
+    """`limits` bound what the package may unpack to (the defaults suit course files)."""
     if is_ole_container(path):
-        raise EncryptedFileError(
-            f"{file_name} is password-protected or in the old .ppt format: save it as a .pptx "
-            "without a password and send that instead."
-        )
+        raise _encrypted(file_name)
     try:
+        check_archive(path, file_name, limits)
         presentation = Presentation(str(path))
         blocks: list[Block] = []
         images: list[ImageRef] = []
@@ -53,6 +59,8 @@ def load_pptx(path: Path, file_name: str, with_images: bool = False) -> LoadedDo
                 images.extend(_slide_images(slide, number))
         title = document_title(presentation.core_properties.title, file_name)
         slide_count = len(presentation.slides)
+    except EncryptedMemberError as error:
+        raise _encrypted(file_name) from error
     except (PythonPptxError, zipfile.BadZipFile, KeyError, ValueError, etree.LxmlError) as error:
         raise CorruptFileError(
             f"{file_name} could not be read as a PowerPoint file: it may be damaged or not a "
@@ -67,6 +75,13 @@ def load_pptx(path: Path, file_name: str, with_images: bool = False) -> LoadedDo
         kind=DocumentKind.SLIDES,
         page_count=slide_count,
         images=_unique(images),
+    )
+
+
+def _encrypted(file_name: str) -> EncryptedFileError:
+    return EncryptedFileError(
+        f"{file_name} is password-protected or in the old .ppt format: save it as a .pptx "
+        "without a password and send that instead."
     )
 
 
