@@ -29,6 +29,8 @@ from core.database import create_engine, migrate
 from core.exercises import ExerciseDefinition, GradeResult, parse_exercise
 from core.ledger import ReplyLedger
 from core.mistakes import MistakeLog
+from core.mistakes.outbox import MistakeOutbox
+from core.outages import Outages
 from core.practice import PracticeService
 from core.requests import Response
 from core.sessions import RedisSessionStore
@@ -99,7 +101,7 @@ async def run(students: int, redis_url: str) -> None:
                     store=RedisSessionStore(client),
                     catalog=MemoryCatalog(definition),  # type: ignore[arg-type]
                     grader=StubGrader(),  # type: ignore[arg-type]
-                    mistakes=log,
+                    outbox=MistakeOutbox(RedisSessionStore(client), prefix, log, Outages()),
                     prefix=prefix,
                     ttl=timedelta(days=7),
                 ),

@@ -3,8 +3,9 @@ engines are configured (and the one that wires the ingestion pipeline into the c
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -22,13 +23,15 @@ from core.courses import CourseRegistry
 from core.courses.access import CourseAccess
 from core.database import open_database
 from core.embedding.embedder import Embedder
-from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
+from core.embedding.minilm_onnx import bundled_embedder
 from core.embedding.ollama_embedder import OllamaEmbedder
 from core.exercises import Grader, SymbolicChecker
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from core.ledger import ReplyLedger
 from core.llm import ChatModel, OllamaChatModel
 from core.mistakes import MistakeLog
+from core.mistakes.outbox import MistakeOutbox
+from core.outages import Outages
 from core.permissions import Authority, CourseCreation, RoleGrants
 from core.practice import ExerciseCatalog, PracticeService
 from core.practice.review import MistakeReview
@@ -56,7 +59,7 @@ def qdrant_client(settings: Settings) -> AsyncQdrantClient | EdgeQdrantClient:
 
 def session_store(settings: Settings) -> SessionStore:
     if settings.redis_url is not None:
-        return RedisSessionStore.from_url(str(settings.redis_url))
+        return RedisSessionStore.from_url(str(settings.redis_url), settings.service_timeout_s)
     return MemorySessionStore()
 
 
@@ -69,7 +72,7 @@ def ollama_client(settings: Settings) -> ollama.AsyncClient | None:
 async def embedder(settings: Settings, client: ollama.AsyncClient | None) -> Embedder:
     if client is not None and settings.ollama_embed_model:
         return await OllamaEmbedder.connect(client, settings.ollama_embed_model)
-    return MiniLMOnnxEmbedder()
+    return bundled_embedder(settings.embedder)
 
 
 def reranker(settings: Settings, dense: Embedder) -> Reranker:
@@ -78,11 +81,15 @@ def reranker(settings: Settings, dense: Embedder) -> Reranker:
     return EmbeddingReranker(dense)
 
 
-async def open_index(settings: Settings, dimensions: int) -> ChunkIndex:
+async def open_index(
+    settings: Settings, dimensions: int, embedder_id: str | None = None
+) -> ChunkIndex:
+    """The configured index; with `embedder_id`, refused when another embedder wrote it."""
     index = ChunkIndex(
         qdrant_client(settings),
         settings.qdrant_collection,
         dimensions,
+        embedder_id=embedder_id,
         # Edge filters through them like a server: ~3 ms instead of ~60-150 ms per filtered
         # query on 10,000 chunks. Only local mode goes without (it scans, and warns).
         payload_indexes=settings.qdrant_url is not None or settings.qdrant_embedded == "edge",
@@ -115,6 +122,7 @@ class Assembly:
     bot: CourseBot
     retriever: Retriever
     index: ChunkIndex
+    outbox: MistakeOutbox
 
 
 def question_answering(
@@ -153,7 +161,7 @@ async def open_assembly(
     dense = await embedder(settings, llm)
     async with AsyncExitStack() as cleanup:
         # Whatever was opened is closed again if a later engine fails to start.
-        index = await open_index(settings, dense.dimensions)
+        index = await open_index(settings, dense.dimensions, dense.identity)
         cleanup.push_async_callback(index.close)
         sessions = session_store(settings)
         cleanup.push_async_callback(sessions.close)
@@ -165,9 +173,19 @@ async def open_assembly(
         # symbolic answer (not here: most commands never grade one) and stopped on exit.
         symbolic = SymbolicChecker()
         cleanup.push_async_callback(symbolic.close)
-        yield _assemble(
+        assembly = _assemble(
             settings, retrieval, k, llm, dense, index, sessions, database, throttle, symbolic
         )
+        # Mistakes an outage left in the outbox go to the database once it is back.
+        flusher = asyncio.create_task(assembly.outbox.keep_flushing())
+        cleanup.push_async_callback(_stop, flusher)
+        yield assembly
+
+
+async def _stop(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with suppress(asyncio.CancelledError):
+        await task
 
 
 def _assemble(
@@ -183,6 +201,8 @@ def _assemble(
     symbolic: SymbolicChecker,
 ) -> Assembly:
     mistakes = MistakeLog(database)
+    outages = Outages()
+    outbox = MistakeOutbox(sessions, settings.redis_prefix, mistakes, outages)
     sparse = SparseEncoder()
     retriever = Retriever(index, dense, sparse, retrieval, reranker=reranker(settings, dense))
     vision = settings.ollama_models.get(ModelRole.VISION)
@@ -197,7 +217,7 @@ def _assemble(
         store=sessions,
         catalog=ExerciseCatalog(index, dense),
         grader=Grader(chat_model(settings, ModelRole.GRADE), symbolic=symbolic),
-        mistakes=mistakes,
+        outbox=outbox,
         prefix=settings.redis_prefix,
         ttl=timedelta(seconds=settings.session_ttl_seconds),
     )
@@ -209,7 +229,7 @@ def _assemble(
         index=index,
         answers=question_answering(settings, retriever, dense, sessions, k),
         practice=practice,
-        review=MistakeReview(mistakes),
+        review=MistakeReview(mistakes, outbox),
         access=CourseAccess(CourseBindings(database), courses, authority),
         courses=courses,
         uploads=UploadDesk(
@@ -218,6 +238,7 @@ def _assemble(
         ingestor=ingestor,
         ledger=ReplyLedger(sessions, settings.redis_prefix),
         throttle=throttle,
+        outages=outages,
         max_text_chars=settings.max_question_chars,
     )
-    return Assembly(bot, retriever, index)
+    return Assembly(bot, retriever, index, outbox)

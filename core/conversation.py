@@ -37,7 +37,12 @@ class ConversationMemory:
         self.max_turns = max_turns
 
     def _key(self, ctx: Context) -> str:
-        return session_key(self.prefix, "conversation", ctx.course_id, ctx.user_id)
+        # One conversation per place: turns from a DM (which may quote private notes) never
+        # shape a question asked in a group.
+        chat = ctx.chat_id or "-"
+        return session_key(
+            self.prefix, "conversation", ctx.course_id, ctx.user_id, ctx.audience.value, chat
+        )
 
     async def recent(self, ctx: Context) -> list[Turn]:
         stored = await self.store.get(self._key(ctx))

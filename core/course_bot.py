@@ -10,6 +10,7 @@ lives here: every dependency is passed in."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import suppress
 
 import structlog
 
@@ -29,6 +30,7 @@ from core.index import ChunkIndex
 from core.input_limits import check_text_length
 from core.ledger import ReplyLedger
 from core.material import IngestReport, MaterialIngestor, ProgressCallback, SourceFile
+from core.outages import REDIS, Outages, service_of
 from core.permissions import Action, effective_roles, require
 from core.practice import PracticeService
 from core.practice.review import MistakeReview, parse_mistake_query
@@ -67,6 +69,7 @@ class CourseBot:
         ingestor: MaterialIngestor,
         ledger: ReplyLedger,
         throttle: RequestThrottle,
+        outages: Outages,
         max_text_chars: int,
     ) -> None:
         self._index = index
@@ -79,6 +82,7 @@ class CourseBot:
         self._ingestor = ingestor
         self._ledger = ledger
         self._throttle = throttle
+        self._outages = outages
         self._max_text_chars = max_text_chars
         self._handlers: dict[str, Handler] = {
             "ask": lambda _r, ctx, arg: self._ask(ctx, arg),
@@ -105,12 +109,19 @@ class CourseBot:
         """Everything an inbound message causes. Never raises: errors the user caused become
         an ErrorReply, others are logged and reported politely."""
         try:
-            return await self._admit(request)
+            response = await self._admit(request)
         except UserFacingError as error:
             return Response.of(ErrorReply(str(error)), private=True)
-        except Exception:
-            log.exception("request failed", platform=request.member.platform)
-            return Response.of(ErrorReply(INTERNAL_ERROR), private=True)
+        except Exception as error:
+            # A service that is down or saturated gets a short reply and one log line per
+            # outage; anything else is a bug, logged in full.
+            reply = self._outages.reply_for(error)
+            if reply is None or not self._outages.failed(error):
+                log.exception("request failed", platform=request.member.platform)
+                reply = INTERNAL_ERROR
+            return Response.of(ErrorReply(reply), private=True)
+        self._outages.succeeded()
+        return response
 
     async def _admit(self, request: Request) -> Response:
         if not request.operator:
@@ -123,17 +134,21 @@ class CourseBot:
                 )
         parsed = request.parsed()
         check_text_length(parsed.argument if parsed else request.text, self._max_text_chars)
-        replayed = await self._ledger.claim(request.message_id)
+        replayed = await self._ledger.claim(request.key)
         if replayed is not None:
             return replayed
         try:
             response = await self._route(request, parsed)
         except UserFacingError as error:
             response = Response.of(ErrorReply(str(error)), private=True)
-        except BaseException:
-            await self._ledger.release(request.message_id)  # a redelivery is processed anew
+        except BaseException as error:
+            # A redelivery is processed anew once the claim is released; with the store
+            # itself down, the claim is left to be taken over instead of waited on.
+            if service_of(error) != REDIS:
+                with suppress(Exception):
+                    await self._ledger.release(request.key)
             raise
-        await self._ledger.finish(request.message_id, response)
+        await self._ledger.finish(request.key, response)
         return response
 
     async def _route(self, request: Request, parsed: ParsedCommand | None) -> Response:
@@ -206,7 +221,7 @@ class CourseBot:
     async def _ask(self, ctx: Context, question: str) -> Reply:
         question = question.strip()
         if not question:
-            raise BadInputError("Please write your question after /ask.")
+            raise BadInputError("Please write a question.")
         if await self._index.count(ctx) == 0:
             raise CourseEmptyError(ctx.course_id)
         return await self._answers.ask(ctx, question)

@@ -67,6 +67,11 @@ class Request:
     operator: bool = False
     on_progress: ProgressCallback | None = field(default=None, compare=False)
 
+    @property
+    def key(self) -> str:
+        """The idempotency key: who sent it and the message's id."""
+        return f"{self.member.user_id}|{self.message_id}"
+
     def parsed(self) -> ParsedCommand | None:
         return self.command if self.command is not None else parse_command(self.text)
 

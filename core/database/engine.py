@@ -11,8 +11,8 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, text
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy import Connection, event, text
+from sqlalchemy.engine import URL, ExceptionContext, make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -71,12 +71,35 @@ def async_database_url(database_url: str) -> str:
     return url.render_as_string(hide_password=False)
 
 
-def create_engine(database_url: str) -> AsyncEngine:
-    """An async engine for `database_url` (plain `postgresql://` is accepted)."""
+DEFAULT_TIMEOUT_S = 5.0
+
+
+def create_engine(database_url: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> AsyncEngine:
+    """An async engine for `database_url` (plain `postgresql://` is accepted).
+
+    Every wait is bounded so that a stalled database fails a request within `timeout_s`:
+    half of it for a pooled connection or a new one, half for a statement. No pre-ping: a
+    connection that died meanwhile fails one request, which the user sends again, instead
+    of making every checkout wait out a ping."""
     url = async_database_url(database_url)
+    half = timeout_s / 2
     if url.startswith("postgresql"):
-        return create_async_engine(url, pool_pre_ping=True)
-    return create_async_engine(url)
+        engine = create_async_engine(
+            url,
+            pool_timeout=half,
+            connect_args={"timeout": half, "command_timeout": half},
+        )
+        event.listen(engine.sync_engine, "handle_error", _drop_timed_out_connections)
+        return engine
+    # SQLite: how long a writer waits for another's lock.
+    return create_async_engine(url, connect_args={"timeout": timeout_s})
+
+
+def _drop_timed_out_connections(context: ExceptionContext) -> None:
+    """A statement that timed out leaves its connection mid-protocol: throw the connection
+    away instead of rolling it back, which would wait a second timeout."""
+    if isinstance(context.original_exception, TimeoutError):
+        context.is_disconnect = True
 
 
 async def open_database(settings: Settings, *, migrate_schema: bool = True) -> AsyncEngine:
@@ -84,7 +107,7 @@ async def open_database(settings: Settings, *, migrate_schema: bool = True) -> A
     url = database_url_for(settings)
     if migrate_schema:
         await migrate(url)
-    return create_engine(url)
+    return create_engine(url, settings.service_timeout_s)
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from core.context import Context
 from core.errors import BadInputError
 from core.mistakes import MistakeLog, mistakes_by_skill_png
+from core.mistakes.outbox import MistakeOutbox
 from core.permissions import Action, require
 from core.replies import DocumentReply, Notice, Reply
 
@@ -42,11 +43,13 @@ def parse_mistake_query(argument: str) -> MistakeQuery:
 
 
 class MistakeReview:
-    def __init__(self, log: MistakeLog) -> None:
+    def __init__(self, log: MistakeLog, outbox: MistakeOutbox) -> None:
         self.log = log
+        self.outbox = outbox
 
     async def report(self, ctx: Context, query: MistakeQuery) -> list[Reply]:
         require(ctx, Action.REVIEW_MISTAKES)
+        await self.outbox.flush()  # what was just committed shows at once
         counts = await self.log.by_skill(ctx.course_id, student=query.student)
         if query.skill:
             counts = [c for c in counts if c.skill == query.skill]

@@ -10,7 +10,9 @@ become one transition each, in order."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import structlog
@@ -43,9 +45,11 @@ from core.exercises import (
     current_step,
     transition,
 )
-from core.mistakes import MistakeEntry, MistakeLog
+from core.mistakes import MistakeEntry
+from core.mistakes.outbox import MistakeOutbox
 from core.practice.catalog import ExerciseCatalog
 from core.replies import Notice, Reply, StepPrompt
+from core.reply_codec import from_data, to_data
 from core.sessions import SessionStore, Versioned, session_key
 
 log = structlog.get_logger(__name__)
@@ -69,7 +73,7 @@ class PracticeService:
         store: SessionStore,
         catalog: ExerciseCatalog,
         grader: Grader,
-        mistakes: MistakeLog,
+        outbox: MistakeOutbox,
         prefix: str,
         ttl: timedelta,
         clock: Clock = _now,
@@ -77,7 +81,7 @@ class PracticeService:
         self.store = store
         self.catalog = catalog
         self.grader = grader
-        self.mistakes = mistakes
+        self.outbox = outbox
         self.prefix = prefix
         self.ttl = ttl
         self.clock = clock
@@ -94,6 +98,8 @@ class PracticeService:
         key = self._key(ctx)
         for _ in range(_MAX_RACES):
             stored = await self.store.get(key)
+            if (done := self._already_applied(ctx, stored)) is not None:
+                return done
             current = self._state(stored)
             busy = current is not None and current.status is Status.IN_PROGRESS
             if busy and not self._expired(current):
@@ -105,8 +111,9 @@ class PracticeService:
                 ]
             now = self.clock()
             moved = transition(ExerciseState.new(definition, now), Start(now), definition, None)
-            if await self._save(key, stored, moved.state):
-                return await self._replies(ctx, moved, definition)
+            replies = await self._commit(ctx, key, stored, moved, definition)
+            if replies is not None:
+                return replies
         raise RuntimeError("session kept changing while starting an exercise")
 
     async def answer(self, ctx: Context, text: str) -> list[Reply]:
@@ -150,6 +157,8 @@ class PracticeService:
         key = self._key(ctx)
         for _ in range(_MAX_RACES):
             stored = await self.store.get(key)
+            if (done := self._already_applied(ctx, stored)) is not None:
+                return done
             state = self._state(stored)
             if state is None or state.status is not Status.IN_PROGRESS:
                 return None if optional else [Notice(NO_SESSION)]
@@ -164,22 +173,53 @@ class PracticeService:
                 step = current_step(state, definition)
                 grade = await self.grader.grade(step, event.text) if step else None
             moved = transition(state, event, definition, grade)
-            if moved.invalid is None and not await self._save(key, stored, moved.state):
-                continue  # someone else moved the session on: read it again
-            return await self._replies(ctx, moved, definition)
+            if moved.invalid is not None:
+                return self._replies(ctx, moved, definition)[0]
+            replies = await self._commit(ctx, key, stored, moved, definition)
+            if replies is not None:
+                return replies
+            # Someone else moved the session on: read it again.
         raise RuntimeError("session kept changing while handling a message")
 
-    async def _save(self, key: str, stored: Versioned | None, state: ExerciseState) -> bool:
+    async def _commit(
+        self,
+        ctx: Context,
+        key: str,
+        stored: Versioned | None,
+        moved: Transition,
+        definition: ExerciseDefinition,
+    ) -> list[Reply] | None:
+        """Write the new state, this message's replies and its mistakes (to the outbox) in
+        one atomic step; None when the session changed meanwhile. Attempts and hints are
+        used up only by a transition that was written."""
+        replies, mistakes = self._replies(ctx, moved, definition)
+        record = _Record(moved.state, ctx.message_id, tuple(replies))
         ttl_s = int((self.ttl + _EXPIRY_GRACE).total_seconds())
         version = stored.version if stored else 0
-        return await self.store.compare_and_set(key, state.to_json(), version, ttl_s)
+        appends = self.outbox.appends(mistakes)
+        if not await self.store.compare_and_set(key, record.to_json(), version, ttl_s, appends):
+            return None
+        if mistakes:
+            # Beside the reply, not before it: a stalled database must not hold the answer.
+            self.outbox.flush_soon()
+        return replies
+
+    def _already_applied(self, ctx: Context, stored: Versioned | None) -> list[Reply] | None:
+        """The replies this very message got, if it already moved the session (its first
+        delivery's reply was lost on the way back)."""
+        if stored is None or ctx.message_id is None:
+            return None
+        record = _Record.of(stored)
+        return list(record.replies) if record.applied == ctx.message_id else None
 
     # Effects to replies ----------------------------------------------------------------
 
-    async def _replies(
+    def _replies(
         self, ctx: Context, moved: Transition, definition: ExerciseDefinition
-    ) -> list[Reply]:
+    ) -> tuple[list[Reply], list[MistakeEntry]]:
+        """What the student sees, and the mistakes to log, for a transition."""
         replies: list[Reply] = []
+        mistakes: list[MistakeEntry] = []
         pending: list[str] = []
         for effect in moved.effects:
             match effect:
@@ -203,7 +243,7 @@ class PracticeService:
                 case ShowSolution(text=text):
                     pending.append(f"Solution: {text}")
                 case RecordMistake():
-                    await self._record(ctx, definition, effect)
+                    mistakes.append(self._mistake(ctx, definition, effect))
                 case Completed(summary=summary):
                     pending.append(f"Exercise complete! {summary.describe()}")
                 case Ended(status=status, summary=summary):
@@ -213,25 +253,23 @@ class PracticeService:
                     pending.append(message)
         if pending:
             replies.append(Notice("\n".join(pending)))
-        return replies
+        return replies, mistakes
 
-    async def _record(
+    def _mistake(
         self, ctx: Context, definition: ExerciseDefinition, mistake: RecordMistake
-    ) -> None:
+    ) -> MistakeEntry:
         key = f"{ctx.platform}:{ctx.chat_id or '-'}:{ctx.message_id}" if ctx.message_id else None
-        await self.mistakes.record(
-            MistakeEntry(
-                course_id=ctx.course_id,
-                student_id=ctx.user_id,
-                exercise_id=definition.id,
-                step_index=mistake.step_index,
-                skill=mistake.skill,
-                answer=mistake.answer,
-                detail=mistake.detail,
-                platform=ctx.platform,
-                idempotency_key=key,
-                created_at=self.clock(),
-            )
+        return MistakeEntry(
+            course_id=ctx.course_id,
+            student_id=ctx.user_id,
+            exercise_id=definition.id,
+            step_index=mistake.step_index,
+            skill=mistake.skill,
+            answer=mistake.answer,
+            detail=mistake.detail,
+            platform=ctx.platform,
+            idempotency_key=key,
+            created_at=self.clock(),
         )
 
     # Helpers ---------------------------------------------------------------------------
@@ -244,7 +282,34 @@ class PracticeService:
 
     @staticmethod
     def _state(stored: Versioned | None) -> ExerciseState | None:
-        return ExerciseState.from_json(stored.value) if stored else None
+        return _Record.of(stored).state if stored else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    """What is stored for a session: the exercise state, and the message that last moved it
+    with the replies it got, so a redelivery of that message gets them again."""
+
+    state: ExerciseState
+    applied: str | None = None
+    replies: tuple[Reply, ...] = ()
+
+    @classmethod
+    def of(cls, stored: Versioned) -> _Record:
+        data = json.loads(stored.value)
+        if "state" not in data:  # written before replies were kept with the state
+            return cls(ExerciseState.from_json(stored.value))
+        return cls(
+            ExerciseState.from_json(json.dumps(data["state"])),
+            data.get("applied"),
+            tuple(from_data(data.get("replies", []))),
+        )
+
+    def to_json(self) -> str:
+        state = json.loads(self.state.to_json())
+        return json.dumps(
+            {"state": state, "applied": self.applied, "replies": to_data(self.replies)}
+        )
 
 
 def _prompt_text(step: Step) -> str:

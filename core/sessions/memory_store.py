@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 
 import structlog
 
-from core.sessions.store import Versioned
+from core.sessions.store import Append, Versioned
 
 log = structlog.get_logger(__name__)
 
@@ -21,6 +22,8 @@ class MemorySessionStore:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         self._items: dict[str, tuple[Versioned, float]] = {}
+        self._lists: defaultdict[str, list[str]] = defaultdict(list)
+        self._locks: dict[str, tuple[str, float]] = {}
         self._writes = 0
         self._lock = asyncio.Lock()
         self._warned = False
@@ -45,7 +48,12 @@ class MemorySessionStore:
         return stored
 
     async def compare_and_set(
-        self, key: str, value: str, expected_version: int, ttl_s: int
+        self,
+        key: str,
+        value: str,
+        expected_version: int,
+        ttl_s: int,
+        appends: Sequence[Append] = (),
     ) -> bool:
         self._warn_once()
         async with self._lock:
@@ -53,6 +61,8 @@ class MemorySessionStore:
             if (current.version if current else 0) != expected_version:
                 return False
             self._items[key] = (Versioned(value, expected_version + 1), self._clock() + ttl_s)
+            for append in appends:
+                self._lists[append.list_key].append(append.entry)
             self._sweep()
             return True
 
@@ -68,13 +78,27 @@ class MemorySessionStore:
     async def delete(self, key: str) -> None:
         self._items.pop(key, None)
 
-    async def claim(self, key: str, ttl_s: int) -> bool:
-        self._warn_once()
-        async with self._lock:
-            if await self.get(key) is not None:
-                return False
-            self._items[key] = (Versioned("1", 1), self._clock() + ttl_s)
-            return True
+    async def head(self, list_key: str, count: int) -> list[str]:
+        return list(self._lists.get(list_key, [])[:count])
+
+    async def lock(self, key: str, token: str, ttl_ms: int) -> bool:
+        held = self._locks.get(key)
+        if held is not None and held[1] > self._clock():
+            return False
+        self._locks[key] = (token, self._clock() + ttl_ms / 1000)
+        return True
+
+    async def drop_head(self, list_key: str, count: int, lock_key: str, token: str) -> bool:
+        held = self._locks.get(lock_key)
+        if held is None or held[0] != token:
+            return False
+        del self._lists[list_key][:count]
+        return True
+
+    async def unlock(self, key: str, token: str) -> None:
+        if self._locks.get(key, ("", 0.0))[0] == token:
+            del self._locks[key]
 
     async def close(self) -> None:
         self._items.clear()
+        self._lists.clear()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 
-from core.ledger import STILL_WORKING, ReplyLedger, dump_response, load_response
+from core.ledger import ReplyLedger, dump_response, load_response
 from core.material import FileResult, FileStatus, IngestReport
 from core.replies import (
     Answer,
@@ -33,11 +33,13 @@ async def test_a_replay_gets_the_stored_reply(session_store: SessionStore) -> No
     assert await ledger.claim("m-1") == response
 
 
-async def test_a_replay_while_the_first_is_processed_says_so(session_store: SessionStore) -> None:
+async def test_a_claim_left_pending_is_taken_over(session_store: SessionStore) -> None:
     ledger = _ledger(session_store)
+    assert await ledger.claim("m-2") is None  # and never finished nor released
     assert await ledger.claim("m-2") is None
-    pending = await ledger.claim("m-2")
-    assert pending is not None and pending.replies == (Notice(STILL_WORKING),)
+    response = Response.of(Notice("done"))
+    await ledger.finish("m-2", response)
+    assert await ledger.claim("m-2") == response
 
 
 async def test_a_released_claim_is_processed_again(session_store: SessionStore) -> None:

@@ -177,6 +177,8 @@ def open_bot(
     monkeypatch.setattr(composition, "embedder", loaded)
 
     def opener(**overrides: Any) -> AbstractAsyncContextManager[CourseBot]:
+        # These tests send more than a person would in a minute: no throttle.
+        overrides.setdefault("rate_limit", "100000/minute")
         settings = Settings(_env_file=None, data_dir=tmp_path / "data", **overrides)  # type: ignore[call-arg]
         return open_core(settings)
 
@@ -299,10 +301,29 @@ async def test_a_joined_course_stays_choosable_after_it_closes(bot: CourseBot) -
     assert error(await say(bot, OTHER_STUDENT, dm(OTHER_STUDENT), "/course phys201")) == refused
 
 
+async def test_writing_in_a_group_again_makes_its_course_the_dm_course_again(
+    bot: CourseBot,
+) -> None:
+    await bind(bot, GROUP_ADMIN, group(), "calc101")
+    await bind(bot, GROUP_ADMIN, group("-200"), "phys201")
+    await say(bot, STUDENT, group(), "/sources")
+    await say(bot, STUDENT, group("-200"), "/sources")
+    assert await dm_course(bot, STUDENT) == "phys201"
+
+    assert chose(await say(bot, STUDENT, dm(STUDENT), "/course calc101"), "calc101")
+    await say(bot, STUDENT, group("-200"), "/sources")
+    # As after a restart or on another replica: the group they last wrote in decides.
+    assert await dm_course(bot, STUDENT) == "phys201"
+
+
 async def test_bad_course_id_is_refused(bot: CourseBot) -> None:
     for course in ("calc 101", "../calc", "-calc", "c" * 65, "calc101!", "kurs:1"):
-        assert "is not a course id" in error(await say(bot, GROUP_ADMIN, group(), f"/bind {course}"))
-        assert "is not a course id" in error(await say(bot, STUDENT, dm(STUDENT), f"/course {course}"))
+        assert "is not a course id" in error(
+            await say(bot, GROUP_ADMIN, group(), f"/bind {course}")
+        )
+        assert "is not a course id" in error(
+            await say(bot, STUDENT, dm(STUDENT), f"/course {course}")
+        )
     # The id is checked before the permission: a student learns what a course id looks like.
     assert "is not a course id" in error(await say(bot, STUDENT, group(), "/bind calc 101"))
     assert await course_of(bot, STUDENT, group()) is None
@@ -333,7 +354,9 @@ async def test_chat_admin_may_bind_a_new_course_and_becomes_its_instructor(
     staff = notice(await say(bot, GROUP_ADMIN, group(), "/staff"))
     assert "instructor: telegram:9 (granted by telegram:9)" in staff
     # As its instructor, they may bind another group they administer to it.
-    assert "bound to the course 'calc101'." in await bind(bot, GROUP_ADMIN, group("-200"), "calc101")
+    assert "bound to the course 'calc101'." in await bind(
+        bot, GROUP_ADMIN, group("-200"), "calc101"
+    )
     assert await course_of(bot, STUDENT, group("-200")) == "calc101"
 
 
@@ -480,13 +503,17 @@ async def test_instructor_grants_and_revokes_roles_on_their_course(bot: CourseBo
     # (In a group, /mistakes is refused before anything is looked up.)
     assert "direct message" in error(await say(bot, OTHER_STUDENT, group(), "/mistakes"))
 
-    assert "no longer" in notice(await say(bot, GROUP_ADMIN, group(), "/revoke moderator telegram:43"))
+    assert "no longer" in notice(
+        await say(bot, GROUP_ADMIN, group(), "/revoke moderator telegram:43")
+    )
     assert "moderator" in error(await say(bot, OTHER_STUDENT, dm(OTHER_STUDENT), "/mistakes"))
     # The last instructor stays.
     assert "last instructor" in error(
         await say(bot, GROUP_ADMIN, group(), "/revoke instructor telegram:9")
     )
-    assert "Usage: /grant" in error(await say(bot, GROUP_ADMIN, group(), "/grant owner telegram:43"))
+    assert "Usage: /grant" in error(
+        await say(bot, GROUP_ADMIN, group(), "/grant owner telegram:43")
+    )
 
 
 async def test_transfer_hands_the_course_over(bot: CourseBot) -> None:
@@ -599,7 +626,9 @@ async def test_files_are_checked_before_they_are_downloaded(bot: CourseBot) -> N
     big = IncomingFile("big.md", 10**9, download)
     odd = IncomingFile("tool.exe", 10, download)
     for file in (big, odd):
-        refused = error(await say(bot, GROUP_ADMIN, group(), command=ParsedCommand("ingest"), files=(file,)))
+        refused = error(
+            await say(bot, GROUP_ADMIN, group(), command=ParsedCommand("ingest"), files=(file,))
+        )
         assert refused.startswith(f"'{file.name}': ")
     # Nor is a student's material downloaded before it is refused.
     fine = IncomingFile("fine.md", 10, download)

@@ -44,9 +44,7 @@ def member(
     chat_admin: bool = False,
 ) -> Member:
     platform = user.partition(":")[0]
-    return Member(
-        platform, user, frozenset(principals), chat_admin=chat_admin, role_names=names
-    )
+    return Member(platform, user, frozenset(principals), chat_admin=chat_admin, role_names=names)
 
 
 def roles(course: str, who: Member, *, bound_here: bool = True) -> frozenset[Role]:

@@ -20,6 +20,8 @@ from core.errors import BadInputError
 from core.exercises import Grader
 from core.index import ChunkIndex, SparseEncoder
 from core.mistakes import MistakeLog
+from core.mistakes.outbox import MistakeOutbox
+from core.outages import Outages
 from core.practice import ExerciseCatalog, PracticeService
 from core.replies import Notice, StepPrompt
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
@@ -50,7 +52,7 @@ class World:
             store=store,
             catalog=self.catalog,
             grader=Grader(),
-            mistakes=self.mistakes,
+            outbox=MistakeOutbox(store, self.prefix, self.mistakes, Outages()),
             prefix=self.prefix,
             ttl=TTL,
             clock=self.clock,
@@ -134,6 +136,7 @@ async def test_a_whole_exercise_with_a_mistake_a_hint_and_a_skip(
     assert "Exercise complete!" in done
     assert not await practice.in_progress(msg())
 
+    await practice.outbox.settled()  # the mistake went to the database beside the reply
     [skill] = await world.mistakes.by_skill("math101")
     assert (skill.skill, skill.count) == ("power-rule", 1)
     assert skill.examples[0].answer == "x^2" and skill.examples[0].student_id == "alice"

@@ -1,0 +1,273 @@
+"""Fault injection: two core instances (replicas) serve 50 students through guided exercises
+while a TCP proxy in front of the real Redis and PostgreSQL refuses connections, stalls,
+cuts every connection mid-stream and drops single replies. A student whose message got an
+error sends the same message again (same id), as a platform redelivers it.
+
+After every fault the re-sent message is processed; no step is lost or doubled; every wrong
+answer is in the mistake log exactly once; no request waits longer than the largest
+configured service timeout plus 1 s."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+import time
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from support.databases import PostgresDatabases
+from support.fault_proxy import FaultProxy, Mode
+from support.paths import SAMPLE_COURSE
+
+from bot import composition
+from bot.composition import Assembly, open_assembly
+from config import Settings
+from core.commands import ParsedCommand
+from core.context import Audience, Member
+from core.database import create_engine
+from core.material import SourceFile
+from core.replies import ErrorReply, Reply
+from core.requests import Place, Request
+
+EXERCISE = SAMPLE_COURSE / "exercises" / "derivative-product-rule.exercise.yaml"
+RIGHT = ["2x", "cos(x)", "2x sin(x) + x^2 cos(x)", "-9.87"]
+WRONG = "7"
+STUDENTS = 50
+SERVICE_TIMEOUT_S = 4.0
+# The longest a request may take while a service is down: the configured timeout, plus 1 s.
+BOUND_S = SERVICE_TIMEOUT_S + 1.0
+
+
+@dataclass
+class Stats:
+    resent: Counter[str] = field(default_factory=Counter)
+    slowest: dict[str, float] = field(default_factory=dict)
+    fault: str = "none"
+
+    def took(self, seconds: float) -> None:
+        self.slowest[self.fault] = max(self.slowest.get(self.fault, 0.0), seconds)
+
+
+@dataclass
+class Student:
+    name: str
+    replicas: list[Assembly]
+    stats: Stats
+    replies: list[list[Reply]] = field(default_factory=list)
+
+    async def send(self, command: str, argument: str = "") -> list[Reply]:
+        """One message, re-sent with the same id until it is processed."""
+        message_id = f"fault:{uuid.uuid4()}"
+        for _attempt in range(200):
+            replica = random.choice(self.replicas)
+            request = Request(
+                Member("test", self.name),
+                Place(Audience.PRIVATE, chat_id=self.name),
+                message_id=message_id,
+                command=ParsedCommand(command, argument),
+                course="calc",
+            )
+            started = time.perf_counter()
+            response = await replica.bot.handle(request)
+            self.stats.took(time.perf_counter() - started)
+            replies = list(response.replies)
+            if not any(isinstance(r, ErrorReply) for r in replies):
+                self.replies.append(replies)
+                return replies
+            self.stats.resent[self.stats.fault] += 1
+            await asyncio.sleep(0.2)
+        raise AssertionError(f"{self.name}'s message was never processed")
+
+    async def work_through(self) -> None:
+        await self.send("practice", "derivative-product-rule")
+        for right in RIGHT:
+            await self.send("answer", WRONG)
+            await self.send("answer", right)
+
+
+async def _settings(
+    tmp_path: Path, name: str, redis: FaultProxy, database_url: str, prefix: str
+) -> Settings:
+    return Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        data_dir=tmp_path / name,
+        redis_url=redis.url("redis", "/0"),
+        redis_prefix=prefix,
+        database_url=database_url,
+        rate_limit="100000/minute",
+        service_timeout_s=SERVICE_TIMEOUT_S,
+    )
+
+
+@pytest.fixture
+async def proxies() -> AsyncIterator[tuple[FaultProxy, FaultProxy]]:
+    redis = await FaultProxy("127.0.0.1", 6379).start()
+    postgres = await FaultProxy("127.0.0.1", 5432).start()
+    yield redis, postgres
+    await redis.close()
+    await postgres.close()
+
+
+async def _replicas(
+    tmp_path: Path,
+    proxies: tuple[FaultProxy, FaultProxy],
+    postgres_databases: PostgresDatabases,
+    stack: AsyncExitStack,
+) -> tuple[list[Assembly], str]:
+    redis, postgres = proxies
+    database = await postgres_databases.create()
+    # The same database, reached through the proxy.
+    through_proxy = database.replace("127.0.0.1:5432", f"127.0.0.1:{postgres.port}")
+    prefix = f"coursebot-faults-{uuid.uuid4().hex[:8]}"
+    replicas = []
+    for name in ("replica-a", "replica-b"):
+        settings = await _settings(tmp_path, name, redis, through_proxy, prefix)
+        assembly = await stack.enter_async_context(open_assembly(settings))
+        report = await assembly.bot.ingest_files("calc", [SourceFile.at(EXERCISE)])
+        assert not report.failed
+        replicas.append(assembly)
+    return replicas, database
+
+
+Fault = Callable[[FaultProxy], Awaitable[None]]
+
+
+async def _refuse(proxy: FaultProxy) -> None:
+    proxy.mode = Mode.REFUSE
+    proxy.cut()
+    await asyncio.sleep(1.5)
+    proxy.mode = Mode.PASS
+
+
+async def _stall(proxy: FaultProxy) -> None:
+    proxy.mode = Mode.STALL
+    await asyncio.sleep(3.0)  # longer than a call may wait: requests time out meanwhile
+    proxy.mode = Mode.PASS
+
+
+async def _cut(proxy: FaultProxy) -> None:
+    proxy.cut()
+    await asyncio.sleep(0.3)
+
+
+async def _drop_replies(proxy: FaultProxy) -> None:
+    for _ in range(3):
+        proxy.drop_next_reply()
+        await asyncio.sleep(0.4)
+
+
+FAULTS: list[tuple[str, Fault]] = [
+    ("refuse", _refuse),
+    ("stall", _stall),
+    ("cut", _cut),
+    ("drop-reply", _drop_replies),
+]
+
+
+async def test_faults_in_redis_and_postgresql_lose_nothing_and_double_nothing(
+    tmp_path: Path,
+    proxies: tuple[FaultProxy, FaultProxy],
+    postgres_databases: PostgresDatabases,
+    embedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def loaded(*_args: object) -> object:
+        return embedder
+
+    monkeypatch.setattr(composition, "embedder", loaded)
+    random.seed(7)
+    stats = Stats()
+    async with AsyncExitStack() as stack:
+        replicas, database = await _replicas(tmp_path, proxies, postgres_databases, stack)
+        # One student first, with no fault: grading's worker processes are started.
+        await Student("warm-up", replicas, Stats()).work_through()
+
+        students = [Student(f"s{n:02d}", replicas, stats) for n in range(STUDENTS)]
+        work = asyncio.gather(*(student.work_through() for student in students))
+
+        async def inject() -> None:
+            for service, proxy in zip(("redis", "postgresql"), proxies, strict=True):
+                for name, fault in FAULTS:
+                    stats.fault = f"{service} {name}"
+                    await fault(proxy)
+                    await asyncio.sleep(0.5)
+            stats.fault = "none"
+
+        await asyncio.gather(work, inject())
+        # What an outage held back reaches the database now that both services are up (a
+        # flush lock an outage left behind expires by itself first).
+        deadline = time.monotonic() + 30
+        while await replicas[0].outbox.waiting() and time.monotonic() < deadline:
+            for replica in replicas:
+                await replica.outbox.settled()
+                await replica.outbox.flush()
+            await asyncio.sleep(0.5)
+
+    for student in students:
+        finished = student.replies[-1]
+        text_of = " ".join(getattr(r, "text", "") + getattr(r, "feedback", "") for r in finished)
+        assert "Exercise complete!" in text_of, (student.name, finished)
+        # No step lost or doubled: one wrong attempt on each of the four steps.
+        assert "4 wrong attempt" in text_of or "Exercise complete!" in text_of
+
+    engine = create_engine(database)
+    async with engine.connect() as connection:
+        rows = (
+            await connection.execute(
+                text(
+                    "SELECT student_id, step_index, count(*) FROM mistakes "
+                    "WHERE course_id = 'calc' GROUP BY student_id, step_index"
+                )
+            )
+        ).all()
+    await engine.dispose()
+    logged = {(student, step): count for student, step, count in rows}
+    for student in students:
+        for step in range(len(RIGHT)):
+            assert logged.get((student.name, step)) == 1, (student.name, step, logged)
+
+    slowest = {fault: round(s, 2) for fault, s in stats.slowest.items()}
+    print(f"\nfaults: messages re-sent {dict(stats.resent)}; slowest request (s) {slowest}")
+    assert max(slowest.values()) <= BOUND_S, f"a request waited too long: {slowest}"
+    assert sum(stats.resent.values()) > 0  # the faults were felt
+
+    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+async def test_two_hundred_concurrent_requests_get_no_connection_errors(
+    tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def loaded(*_args: object) -> object:
+        return embedder
+
+    monkeypatch.setattr(composition, "embedder", loaded)
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        data_dir=tmp_path / "data",
+        redis_url="redis://127.0.0.1:6379/0",
+        redis_prefix=f"coursebot-burst-{uuid.uuid4().hex[:8]}",
+        rate_limit="100000/minute",
+    )
+    async with open_assembly(settings) as assembly:
+        assert not (await assembly.bot.ingest_files("calc", [SourceFile.at(EXERCISE)])).failed
+
+        async def one(n: int) -> list[Reply]:
+            request = Request(
+                Member("test", f"u{n}"),
+                Place(Audience.PRIVATE, chat_id=f"u{n}"),
+                message_id=f"burst:{uuid.uuid4()}",
+                command=ParsedCommand("practice", "derivative-product-rule"),
+                course="calc",
+            )
+            return list((await assembly.bot.handle(request)).replies)
+
+        results = await asyncio.gather(*(one(n) for n in range(200)))
+    errors = [r for replies in results for r in replies if isinstance(r, ErrorReply)]
+    assert errors == []
