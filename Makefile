@@ -10,27 +10,39 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-install: $(BIN)/python
+# Stamp files: pip runs again only when pyproject.toml changed (or the venv was remade), so a
+# second `make demo` goes straight to the demo. `make install` forces a reinstall.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+install: $(BIN)/python
+	rm -f $(VENV)/.installed
+	$(MAKE) --no-print-directory $(VENV)/.installed
 
 install-dev: $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev]'
+	rm -f $(VENV)/.installed-dev
+	$(MAKE) --no-print-directory $(VENV)/.installed-dev
 
 ## Install, load the sample course, answer one question, then open the console chat.
-demo: install
+demo: $(VENV)/.installed
 	$(BIN)/coursebot ingest examples/sample-course --course sample
 	$(BIN)/coursebot ask --course sample "$(QUESTION)"
 	$(BIN)/coursebot chat --course sample
 
 ## Install the dev extras, lint, and run the whole test suite.
-test: install-dev lint
+test: $(VENV)/.installed-dev lint
 	$(BIN)/python -m pytest
 
 lint:
 	$(BIN)/ruff check .
 
 ## Regenerate the sample course's slide PDFs from their text source.
-sample-pdfs: install-dev
+sample-pdfs: $(VENV)/.installed-dev
 	$(BIN)/python scripts/build_sample_course.py
 
 clean:

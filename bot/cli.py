@@ -1,44 +1,30 @@
 """`coursebot`: the command line. Each sub-command parses its arguments, loads settings and
-hands over to an adapter or a pipeline; errors become one clear line and an exit code."""
+hands over to an adapter or a pipeline; errors become one clear line and an exit code.
+
+`coursebot --help` must answer at once, so this module imports no engine, adapter or core
+module at its top: each sub-command imports what it needs when it runs, and only the chosen
+sub-command's arguments are defined (a definition may import, for its choices or its help).
+A new sub-command is one `define_*` function and one row in `SUBCOMMANDS`."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from bot.common.arguments import positive_int
-from bot.composition import open_core
-from bot.console.eval_report import (
-    question_progress_bar,
-    render_header,
-    render_ingest_summary,
-    render_table,
-    report_json,
-    summary_line,
-)
-from bot.console.progress import ingest_progress_bar
-from bot.console.render import render, render_ingest_report
-from bot.console.repl import ConsoleSpeaker, ask_once, run_chat, stdin_reader, write
-from bot.discord.cli import add_command as add_discord_command
-from bot.evaluation import DatasetError, EvalOptions, load_dataset, open_evaluation
-from bot.telegram.cli import add_command as add_telegram_command
-from config import Settings, SettingsError, configure_logging, load_settings
-from core.commands import ParsedCommand
-from core.errors import UserFacingError
-from core.index import IndexInUseError, IndexMismatchError
-from core.replies import ErrorReply, Reply
-from core.retrieval import DEFAULT_VARIANT, VARIANTS
-from ingestion.loaders import supported_types
-from ingestion.pipeline import IngestReport, discover
-from ingestion.schedule import FolderWatch, build_scheduler, parse_interval
+from bot.startup import StartupError, open_checked_core
+
+if TYPE_CHECKING:
+    from bot.console.repl import ConsoleSpeaker
+    from config import Settings
 
 DESCRIPTION = """coursebot: a study assistant answering from your course material, with citations.
 
@@ -47,7 +33,7 @@ COURSEBOT_DATA_DIR, in-process sessions, a bundled embedding model, quoted answe
 Set COURSEBOT_* variables or a .env file to use Qdrant, Redis, PostgreSQL and Ollama servers;
 `coursebot config` shows the effective settings."""
 
-Command = Callable[[argparse.Namespace, Settings], Coroutine[Any, Any, int]]
+Command = Callable[[argparse.Namespace, "Settings"], Coroutine[Any, Any, int]]
 
 
 async def cmd_config(_args: argparse.Namespace, settings: Settings) -> int:
@@ -59,22 +45,32 @@ async def cmd_config(_args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
-    async with open_core(settings) as core:
+    from bot.console.repl import run_chat, stdin_reader
+
+    async with open_checked_core(settings) as core:
         await run_chat(core, _speaker(args), stdin_reader, sys.stdout)
     return 0
 
 
 async def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
-    async with open_core(settings) as core:
+    from bot.console.repl import ask_once
+
+    async with open_checked_core(settings) as core:
         ok = await ask_once(core, _speaker(args), " ".join(args.question), sys.stdout)
     return 0 if ok else 1
 
 
 async def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.console import Console
+
+    from bot.console.progress import ingest_progress_bar
+    from bot.console.render import render_ingest_report
+    from ingestion.pipeline import discover
+
     sources, missing = discover(args.paths)
     owner = args.owner if args.private else None
     console = Console(stderr=True)
-    async with open_core(settings) as core:
+    async with open_checked_core(settings) as core:
         with ingest_progress_bar(console) as show:
             report = await core.ingest_files(args.course, sources, owner=owner, on_progress=show)
     report.results[:0] = missing
@@ -83,23 +79,33 @@ async def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 async def cmd_sources(args: argparse.Namespace, settings: Settings) -> int:
-    async with open_core(settings) as core:
+    from bot.console.repl import write
+    from core.commands import ParsedCommand
+
+    async with open_checked_core(settings) as core:
         response = await core.handle(_speaker(args).request(command=ParsedCommand("sources")))
     write(response, sys.stdout)
     return _exit_code(response.replies)
 
 
 async def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.console.repl import ConsoleSpeaker, write
+    from core.commands import ParsedCommand
+
     speaker = ConsoleSpeaker(args.course, args.owner or "console")
     argument = f"--private {args.document}" if args.owner else args.document
-    async with open_core(settings) as core:
+    async with open_checked_core(settings) as core:
         response = await core.handle(speaker.request(command=ParsedCommand("forget", argument)))
     write(response, sys.stdout)
     return _exit_code(response.replies)
 
 
 async def cmd_course(args: argparse.Namespace, settings: Settings) -> int:
-    async with open_core(settings) as core:
+    from bot.console.render import render
+    from core.errors import UserFacingError
+    from core.replies import ErrorReply, Reply
+
+    async with open_checked_core(settings) as core:
         try:
             if args.action == "create":
                 reply: Reply = await core.create_course(args.course, args.instructor)
@@ -112,16 +118,24 @@ async def cmd_course(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _speaker(args: argparse.Namespace) -> ConsoleSpeaker:
+    from bot.console.repl import ConsoleSpeaker
+
     return ConsoleSpeaker(args.course, args.user, group=getattr(args, "group", False))
 
 
 def _exit_code(replies: object) -> int:
+    from core.replies import ErrorReply
+
     return 1 if any(isinstance(r, ErrorReply) for r in replies) else 0  # type: ignore[attr-defined]
 
 
 async def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.console.render import render_ingest_report
+    from ingestion.pipeline import IngestReport, discover
+    from ingestion.schedule import FolderWatch, build_scheduler
+
     watch = FolderWatch(args.course, tuple(args.paths), args.every)
-    async with open_core(settings) as core:
+    async with open_checked_core(settings) as core:
 
         async def run(job: FolderWatch) -> IngestReport:
             sources, missing = discover(list(job.paths))
@@ -174,6 +188,19 @@ when DATASET_DIR, its courses/ folder or questions.jsonl is missing."""
 
 
 async def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.console import Console
+
+    from bot.console.eval_report import (
+        question_progress_bar,
+        render_header,
+        render_ingest_summary,
+        render_table,
+        report_json,
+        summary_line,
+    )
+    from bot.console.progress import ingest_progress_bar
+    from bot.evaluation import DatasetError, EvalOptions, load_dataset, open_evaluation
+
     try:
         dataset = load_dataset(args.dataset, args.limit)
     except DatasetError as error:
@@ -206,42 +233,39 @@ async def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _interval(text: str) -> timedelta:
+    from ingestion.schedule import parse_interval
+
     try:
         return parse_interval(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="coursebot",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+# Sub-command definitions: each fills in the parser `build_parser` made for it. ----------
 
-    config = sub.add_parser(
-        "config",
-        help="print the effective settings, secrets masked",
-        description="Print every COURSEBOT_* setting as it is in effect, with tokens, API keys "
-        "and credentials inside URLs masked. Settings come from the environment and .env.",
+
+def define_config(config: argparse.ArgumentParser) -> None:
+    config.description = (
+        "Print every COURSEBOT_* setting as it is in effect, with tokens, API keys "
+        "and credentials inside URLs masked. Settings come from the environment and .env."
     )
     config.set_defaults(run=cmd_config)
 
-    chat = sub.add_parser(
-        "chat",
-        help="chat with the bot in this terminal",
-        description="A console chat speaking the same commands as Telegram and Discord. "
-        "Plain lines are questions; /help lists commands; /exit or Ctrl-D leaves.",
+
+def define_chat(chat: argparse.ArgumentParser) -> None:
+    chat.description = (
+        "A console chat speaking the same commands as Telegram and Discord. "
+        "Plain lines are questions; /help lists commands; /exit or Ctrl-D leaves. "
+        "Files the bot sends (charts, CSV exports) are saved under ./coursebot-files/."
     )
     _course_and_user(chat)
     chat.set_defaults(run=cmd_chat)
 
-    ask = sub.add_parser(
-        "ask",
-        help="answer one question and exit",
-        description="Answer one question from the course material and exit (for scripts). "
-        "Exits 1 when the question could not be answered (for instance an empty course).",
+
+def define_ask(ask: argparse.ArgumentParser) -> None:
+    ask.description = (
+        "Answer one question from the course material and exit (for scripts). "
+        "Exits 1 when the question could not be answered (for instance an empty course)."
     )
     _course_and_user(ask)
     ask.add_argument(
@@ -252,13 +276,15 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question", nargs="+", help="the question, quoted or as separate words")
     ask.set_defaults(run=cmd_ask)
 
-    ingest = sub.add_parser(
-        "ingest",
-        help="add course material (files or folders) to a course",
-        description="Load, chunk, embed and index files into a course. Folders are read "
+
+def define_ingest(ingest: argparse.ArgumentParser) -> None:
+    from ingestion.loaders import supported_types
+
+    ingest.description = (
+        "Load, chunk, embed and index files into a course. Folders are read "
         f"recursively. Supported: {supported_types()}. Unchanged files are skipped, "
         "changed ones replace their old version; a file that fails is reported and leaves "
-        "the index as it was. Exits 1 if any file failed.",
+        "the index as it was. Exits 1 if any file failed."
     )
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders")
     ingest.add_argument("--course", required=True, help="course id, e.g. sample")
@@ -268,30 +294,28 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--owner", help="user id owning private notes (with --private)")
     ingest.set_defaults(run=cmd_ingest)
 
-    sources = sub.add_parser(
-        "sources",
-        help="list a course's documents",
-        description="List the documents of a course that --user may see, with chunk counts.",
-    )
+
+def define_sources(sources: argparse.ArgumentParser) -> None:
+    sources.description = "List the documents of a course that --user may see, with chunk counts."
     _course_and_user(sources)
     sources.set_defaults(run=cmd_sources)
 
-    forget = sub.add_parser(
-        "forget",
-        help="remove a document from a course",
-        description="Remove a document (by file name or document id) and all its chunks. "
-        "With --owner, removes that user's private notes of that name instead.",
+
+def define_forget(forget: argparse.ArgumentParser) -> None:
+    forget.description = (
+        "Remove a document (by file name or document id) and all its chunks. "
+        "With --owner, removes that user's private notes of that name instead."
     )
     forget.add_argument("document", help="file name or document id (see `coursebot sources`)")
     forget.add_argument("--course", required=True, help="course id")
     forget.add_argument("--owner", help="remove this user's private document")
     forget.set_defaults(run=cmd_forget)
 
-    watch = sub.add_parser(
-        "watch",
-        help="re-ingest folders on a schedule",
-        description="Ingest PATHs into a course now and again every --every (unchanged files "
-        "are skipped quickly). Runs until interrupted.",
+
+def define_watch(watch: argparse.ArgumentParser) -> None:
+    watch.description = (
+        "Ingest PATHs into a course now and again every --every (unchanged files "
+        "are skipped quickly). Runs until interrupted."
     )
     watch.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders")
     watch.add_argument("--course", required=True, help="course id")
@@ -300,12 +324,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     watch.set_defaults(run=cmd_watch)
 
-    evaluate = sub.add_parser(
-        "eval",
-        help="measure retrieval and answers on a dataset of courses and questions",
-        description=EVAL_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+
+def define_eval(evaluate: argparse.ArgumentParser) -> None:
+    from core.retrieval import DEFAULT_VARIANT, VARIANTS
+
+    evaluate.description = EVAL_DESCRIPTION
+    evaluate.formatter_class = argparse.RawDescriptionHelpFormatter
     evaluate.add_argument(
         "dataset", type=Path, metavar="DATASET_DIR", help="folder with courses/ and questions.jsonl"
     )
@@ -345,13 +369,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.set_defaults(run=cmd_eval)
 
-    course = sub.add_parser(
-        "course",
-        help="create a course or hand it to another instructor",
-        description="Courses have their own staff. `create` makes a course with PRINCIPAL as "
+
+def define_course(course: argparse.ArgumentParser) -> None:
+    course.description = (
+        "Courses have their own staff. `create` makes a course with PRINCIPAL as "
         "its first instructor; `transfer` hands an existing course to PRINCIPAL and removes "
         "every earlier staff role (for a course created under the wrong hands). A principal "
-        "is a platform id: telegram:42, discord:1234, or a console user name.",
+        "is a platform id: telegram:42, discord:1234, or a console user name."
     )
     course.add_argument("action", choices=["create", "transfer"])
     course.add_argument("course", metavar="ID", help="course id, e.g. calc101")
@@ -360,9 +384,103 @@ def build_parser() -> argparse.ArgumentParser:
     )
     course.set_defaults(run=cmd_course)
 
-    add_telegram_command(sub)
-    add_discord_command(sub)
+
+def define_telegram(telegram: argparse.ArgumentParser) -> None:
+    from bot.telegram.cli import configure
+
+    configure(telegram)
+
+
+def define_discord(discord: argparse.ArgumentParser) -> None:
+    from bot.discord.cli import configure
+
+    configure(discord)
+
+
+def define_reindex(reindex: argparse.ArgumentParser) -> None:
+    reindex.description = (
+        "Give every chunk of a course a new dense vector from the configured embedder, made "
+        "from the text stored with the chunk (no file is read or parsed again), then record "
+        "that embedder in the index. Needed after changing the embedder (COURSEBOT_EMBEDDER, "
+        "COURSEBOT_OLLAMA_EMBED_MODEL of the same vector size): until then the index does "
+        "not open."
+    )
+    which = reindex.add_mutually_exclusive_group(required=True)
+    which.add_argument("--course", action="append", metavar="ID", help="course id (repeatable)")
+    which.add_argument(
+        "--all", action="store_true", help="every course not written by the configured embedder"
+    )
+    reindex.set_defaults(run=cmd_reindex)
+
+
+async def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.composition import embedder, ollama_client, open_index
+    from ingestion.reindex import reindex_course
+
+    dense = await embedder(settings, ollama_client(settings))
+    # Opened without the embedder check: this command is how a mismatch is resolved.
+    index = await open_index(settings, dense.dimensions)
+    try:
+        recorded = await index.embedders()
+        courses = args.course or sorted(c for c, who in recorded.items() if who != dense.identity)
+        for course in courses:
+            if course not in recorded:
+                print(f"coursebot: the index has no course '{course}'", file=sys.stderr)
+                return 1
+        for course in courses:
+            report = await reindex_course(index, dense, dense.identity, course)
+            note = f", {report.approximated} from their passage" if report.approximated else ""
+            print(f"reindexed '{course}': {report.chunks} chunks with {report.embedder}{note}")
+    finally:
+        await index.close()
+    return 0
+
+
+# name, one line for `coursebot --help`, the definition (run only when the name is chosen)
+SUBCOMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = [
+    ("config", "print the effective settings, secrets masked", define_config),
+    ("chat", "chat with the bot in this terminal", define_chat),
+    ("ask", "answer one question and exit", define_ask),
+    ("ingest", "add course material (files or folders) to a course", define_ingest),
+    ("sources", "list a course's documents", define_sources),
+    ("forget", "remove a document from a course", define_forget),
+    ("watch", "re-ingest folders on a schedule", define_watch),
+    (
+        "eval",
+        "measure retrieval and answers on a dataset of courses and questions",
+        define_eval,
+    ),
+    ("course", "create a course or hand it to another instructor", define_course),
+    (
+        "telegram",
+        "run the Telegram bot (long polling, or a webhook with --webhook)",
+        define_telegram,
+    ),
+    ("discord", "run the course bot in Discord servers, with slash commands", define_discord),
+    ("reindex", "embed a course's stored text again with the configured embedder", define_reindex),
+]
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given `argv`, only the sub-command it names gets its arguments (the
+    others are listed by name and help only), so `coursebot --help` imports nothing heavy."""
+    parser = argparse.ArgumentParser(
+        prog="coursebot",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    chosen = _command_word(argv) if argv is not None else None
+    for name, help_line, define in SUBCOMMANDS:
+        command = sub.add_parser(name, help=help_line, description=help_line)
+        if argv is None or name == chosen:
+            define(command)
     return parser
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The sub-command `argv` names: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def _course_and_user(parser: argparse.ArgumentParser) -> None:
@@ -375,11 +493,14 @@ def _course_and_user(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if getattr(args, "private", False) and not args.owner:
         parser.error("--private needs --owner USER")
+    from config import SettingsError, configure_logging, load_settings
+
     try:
         settings = load_settings()
     except SettingsError as error:
@@ -391,9 +512,25 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(run(args, settings))
     except KeyboardInterrupt:
         return 130
-    except (IndexMismatchError, IndexInUseError) as error:
+    except BrokenPipeError:  # `coursebot config | head`: the reader left, nothing to say
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (Python flushes it at exit)
+        return 0
+    except StartupError as error:
         print(f"coursebot: {error}", file=sys.stderr)
         return 2
+    except Exception as error:
+        if not _index_refused(error):
+            raise
+        print(f"coursebot: {error}", file=sys.stderr)
+        return 2
+
+
+def _index_refused(error: Exception) -> bool:
+    """The index belongs to another embedder, or another process holds it."""
+    from core.index import IndexInUseError, IndexMismatchError
+
+    return isinstance(error, (IndexMismatchError, IndexInUseError))
 
 
 if __name__ == "__main__":

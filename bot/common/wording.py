@@ -5,12 +5,20 @@ from __future__ import annotations
 
 from core.material import FileResult, FileStatus, IngestProgress, IngestReport
 from core.replies import Answer, Citation, SourceEntry, SourceList, StepPrompt
+from core.text import shown_name
 
 # A citation is never cut across messages, so its label must stay well inside any limit.
 MAX_LABEL_CHARS = 300
 
 QUOTED_HEADING = "From the course material (quoted):"
 SOURCES_HEADING = "Sources:"
+
+__all__ = ["shown_name"]  # re-exported: renderers show every file name through it
+
+
+def plural(count: int, word: str) -> str:
+    """`1 chunk`, `2 chunks`, `0 pages`: the count with its noun agreeing."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def answer_preface(answer: Answer) -> list[str]:
@@ -24,7 +32,7 @@ def answer_preface(answer: Answer) -> list[str]:
 
 
 def citation_line(number: int, citation: Citation) -> str:
-    label = citation.label()
+    label = shown_name(citation.label())
     if len(label) > MAX_LABEL_CHARS:
         label = label[: MAX_LABEL_CHARS - 1] + "…"
     return f"[{number}] {label}"
@@ -42,7 +50,7 @@ def sources_heading(sources: SourceList) -> str:
 
 def source_line(entry: SourceEntry) -> str:
     private = ", private" if entry.private else ""
-    return f"{entry.file_name} ({entry.kind}, {entry.chunks} chunks{private})"
+    return f"{shown_name(entry.file_name)} ({entry.kind}, {plural(entry.chunks, 'chunk')}{private})"
 
 
 def step_heading(step: StepPrompt) -> str:
@@ -50,17 +58,19 @@ def step_heading(step: StepPrompt) -> str:
 
 
 def file_result_line(result: FileResult) -> str:
+    name = shown_name(result.file_name)
     if result.status is FileStatus.FAILED:
-        return f"✗ {result.file_name}: {result.error}"
+        return f"✗ {name}: {result.error}"
     if result.status is FileStatus.UNCHANGED:
-        return f"= {result.file_name}: unchanged"
-    pages = f", {result.pages} pages" if result.pages else ""
-    return f"✓ {result.file_name}: {result.status.value}, {result.chunks} chunks{pages}"
+        return f"= {name}: unchanged"
+    pages = f", {plural(result.pages, 'page')}" if result.pages else ""
+    return f"✓ {name}: {result.status.value}, {plural(result.chunks, 'chunk')}{pages}"
 
 
 def ingest_summary(report: IngestReport) -> str:
     failed = len(report.failed)
-    summary = f"{len(report.results) - failed} of {len(report.results)} files ingested"
+    total = len(report.results)
+    summary = f"{total - failed} of {plural(total, 'file')} ingested"
     if failed:
         summary += f"; {failed} failed (the index is unchanged for them)"
     return summary
@@ -72,10 +82,10 @@ def ingest_report_lines(report: IngestReport) -> list[str]:
 
 def progress_text(progress: IngestProgress) -> str:
     """One line for a progress message that is edited as the run advances."""
-    current = f": {progress.current}" if progress.current else ""
+    current = f": {shown_name(progress.current)}" if progress.current else ""
     stage = f" ({progress.stage})" if progress.stage else ""
     return (
         f"Ingesting file {min(progress.files_done + 1, progress.files_total)} of "
-        f"{progress.files_total}{current}{stage} — {progress.pages} pages, "
-        f"{progress.chunks} chunks so far"
+        f"{progress.files_total}{current}{stage} — {plural(progress.pages, 'page')}, "
+        f"{plural(progress.chunks, 'chunk')} so far"
     )

@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from bot.common.wording import plural
 from bot.evaluation import EvalResult
 from core.evaluation import Metrics, QuestionResult
 from ingestion.pipeline import FileStatus
@@ -80,8 +81,8 @@ def render_ingest_summary(result: EvalResult) -> str:
     chunks = sum(course.report.chunks for course in result.ingested)
     counts = ", ".join(f"{statuses.count(s)} {s.value}" for s in FileStatus)
     return (
-        f"ingested {len(statuses)} files in {len(result.ingested)} courses "
-        f"({counts}; {chunks} new chunks)"
+        f"ingested {plural(len(statuses), 'file')} in {plural(len(result.ingested), 'course')} "
+        f"({counts}; {plural(chunks, 'new chunk')})"
     )
 
 

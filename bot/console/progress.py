@@ -6,8 +6,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from bot.common.wording import plural, shown_name
 from ingestion.pipeline import IngestProgress
 
 
@@ -17,21 +19,23 @@ def ingest_progress_bar(console: Console) -> Iterator[Callable[[IngestProgress],
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("files · {task.fields[pages]} pages · {task.fields[chunks]} chunks"),
+        TextColumn("files · {task.fields[pages]} · {task.fields[chunks]}"),
         TimeElapsedColumn(),
         console=console,
         transient=False,
     )
-    task = bar.add_task("ingesting", total=None, pages=0, chunks=0)
+    task = bar.add_task("ingesting", total=None, pages=plural(0, "page"), chunks=plural(0, "chunk"))
 
     def update(progress: IngestProgress) -> None:
         bar.update(
             task,
             total=progress.files_total,
             completed=progress.files_done,
-            description=f"{progress.stage} {progress.current}"[:48],
-            pages=progress.pages,
-            chunks=progress.chunks,
+            # The name is escaped: a newline would break the bar's one line, and a `[/]`
+            # in it would be read as rich markup.
+            description=escape(f"{progress.stage} {shown_name(progress.current)}"[:48]),
+            pages=plural(progress.pages, "page"),
+            chunks=plural(progress.chunks, "chunk"),
         )
 
     with bar:

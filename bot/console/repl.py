@@ -11,15 +11,18 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TextIO
 
+from bot.common.wording import shown_name
+from bot.console.files import DEFAULT_FOLDER, save_document, shown_path
 from bot.console.render import render
 from core.commands import ParsedCommand
 from core.context import Audience, Member
 from core.course_bot import CourseBot
 from core.courses import parse_course_id
 from core.errors import BadInputError
-from core.replies import ErrorReply
+from core.replies import DocumentReply, ErrorReply, Reply
 from core.requests import Place, Request, Response
 
 PLATFORM = "console"
@@ -104,14 +107,33 @@ async def stdin_reader(prompt: str) -> str | None:
         return None
 
 
-def write(response: Response, out: TextIO) -> None:
+def write(response: Response, out: TextIO, files: Path = DEFAULT_FOLDER) -> None:
+    """Print the replies; a file the bot sends is saved under `files` and its path shown."""
     for reply in response.replies:
-        out.write(render(reply) + "\n")
+        out.write(_shown(reply, files) + "\n")
     out.flush()
 
 
+def _shown(reply: Reply, files: Path) -> str:
+    if not isinstance(reply, DocumentReply):
+        return render(reply)
+    name = shown_name(reply.file_name)
+    try:
+        saved = save_document(reply, files)
+    except OSError as error:
+        reason = (error.strerror or type(error).__name__).lower()
+        line = f"! Could not save {name} to {shown_path(files)}: {reason}"
+    else:
+        line = f"saved {name} to {shown_name(shown_path(saved))}"
+    return f"{reply.caption}\n{line}" if reply.caption else line
+
+
 async def run_chat(
-    core: CourseBot, speaker: ConsoleSpeaker, read_line: ReadLine, out: TextIO
+    core: CourseBot,
+    speaker: ConsoleSpeaker,
+    read_line: ReadLine,
+    out: TextIO,
+    files: Path = DEFAULT_FOLDER,
 ) -> None:
     out.write(f"coursebot — course '{speaker.course}'. Type /help for commands, /exit to leave.\n")
     while True:
@@ -125,13 +147,19 @@ async def run_chat(
             out.write(switched + "\n")
             continue
         response = await core.handle(speaker.request(line))
-        write(response, out)
+        write(response, out, files)
         if line.strip().lower().startswith("/help"):
             out.write(CONSOLE_HELP + "\n")
 
 
-async def ask_once(core: CourseBot, speaker: ConsoleSpeaker, question: str, out: TextIO) -> bool:
+async def ask_once(
+    core: CourseBot,
+    speaker: ConsoleSpeaker,
+    question: str,
+    out: TextIO,
+    files: Path = DEFAULT_FOLDER,
+) -> bool:
     """Answer one question; False when the reply is an error (for the exit code)."""
     response = await core.handle(speaker.request(command=ParsedCommand("ask", question)))
-    write(response, out)
+    write(response, out, files)
     return not any(isinstance(reply, ErrorReply) for reply in response.replies)

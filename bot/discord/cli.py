@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-
-import aiohttp
-import discord
+from typing import TYPE_CHECKING
 
 from bot.common.arguments import positive_int
-from bot.composition import open_core
-from bot.discord.client import build_client
-from config import Settings
+
+if TYPE_CHECKING:
+    from config import Settings
 
 HELP = "run the course bot in Discord servers, with slash commands"
 
@@ -51,12 +49,14 @@ NO_TOKEN = (
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser(
-        "discord",
-        help=HELP,
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    configure(sub.add_parser("discord", help=HELP))
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """The `discord` sub-command's description, options and runner. Light: discord.py and
+    the core are imported when the bot runs, not when `--help` is read."""
+    parser.description = DESCRIPTION
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "--shards",
         type=positive_int,
@@ -93,7 +93,13 @@ async def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     if settings.discord_token is None:
         print(NO_TOKEN, file=sys.stderr)
         return 2
-    async with open_core(settings) as core:
+    import aiohttp
+    import discord
+
+    from bot.discord.client import build_client
+    from bot.startup import open_checked_core
+
+    async with open_checked_core(settings) as core:
         client = build_client(core, settings, shard_count=args.shards, shard_ids=args.shard_ids)
         try:
             async with client:

@@ -6,17 +6,14 @@ import argparse
 import asyncio
 import signal
 import sys
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-import structlog
-from telegram.error import InvalidToken, NetworkError
+if TYPE_CHECKING:
+    from bot.telegram.serving import Mode
+    from config import Settings
 
-from bot.composition import open_core
-from bot.telegram.app import build_application
-from bot.telegram.serving import Mode, Polling, Webhook, running, webhook_secret
-from config import Settings
-
-log = structlog.get_logger(__name__)
+HELP = "run the Telegram bot (long polling, or a webhook with --webhook)"
 
 DESCRIPTION = """Run coursebot as a Telegram bot: cited answers to questions in groups and
 direct messages, guided exercises, private notes, and course material sent as files.
@@ -49,12 +46,14 @@ BotFather's group privacy mode can stay on. `coursebot config` shows the setting
 
 
 def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    telegram = sub.add_parser(
-        "telegram",
-        help="run the Telegram bot (long polling, or a webhook with --webhook)",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    configure(sub.add_parser("telegram", help=HELP))
+
+
+def configure(telegram: argparse.ArgumentParser) -> None:
+    """The `telegram` sub-command's description, options and runner. Light: the Telegram
+    library and the core are imported when the bot runs, not when `--help` is read."""
+    telegram.description = DESCRIPTION
+    telegram.formatter_class = argparse.RawDescriptionHelpFormatter
     telegram.add_argument(
         "--webhook",
         type=_webhook_url,
@@ -78,6 +77,14 @@ def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 async def run_telegram(args: argparse.Namespace, settings: Settings) -> int:
+    import structlog
+    from telegram.error import InvalidToken, NetworkError
+
+    from bot.startup import open_checked_core
+    from bot.telegram.app import build_application
+    from bot.telegram.serving import running
+
+    log = structlog.get_logger(__name__)
     if settings.telegram_token is None:
         print(
             "coursebot: COURSEBOT_TELEGRAM_TOKEN is not set; create a bot with @BotFather "
@@ -90,7 +97,7 @@ async def run_telegram(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError as error:
         print(f"coursebot: {error}", file=sys.stderr)
         return 2
-    async with open_core(settings) as core:
+    async with open_checked_core(settings) as core:
         application = build_application(settings, core)
         try:
             async with running(application, mode):
@@ -106,10 +113,14 @@ async def run_telegram(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _mode(args: argparse.Namespace, settings: Settings) -> Mode:
+    import structlog
+
+    from bot.telegram.serving import Polling, Webhook, webhook_secret
+
     if args.webhook is None:
         return Polling()
     if settings.telegram_webhook_secret is None:
-        log.warning(
+        structlog.get_logger(__name__).warning(
             "webhook secret generated for this process only; set "
             "COURSEBOT_TELEGRAM_WEBHOOK_SECRET when running several replicas"
         )

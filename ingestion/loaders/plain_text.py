@@ -19,7 +19,14 @@ def read_text(path: Path) -> str:
     try:
         return raw.decode("utf-8-sig").replace("\r\n", "\n")
     except UnicodeDecodeError:
-        raise CorruptFileError("the file is not valid UTF-8 text") from None
+        try:
+            raw.decode("cp1252")
+        except UnicodeDecodeError:
+            raise CorruptFileError("the file is not valid UTF-8 text") from None
+        raise CorruptFileError(
+            "the file is not UTF-8 text (it looks like Latin-1/Windows-1252): "
+            "re-save it as UTF-8"
+        ) from None
 
 
 def load_text(path: Path, file_name: str, with_images: bool = False) -> LoadedDocument:

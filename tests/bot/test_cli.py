@@ -66,7 +66,7 @@ def test_private_notes_from_the_cli_belong_to_their_owner(
     assert main(["ingest", str(notes), "--course", "c", "--private", "--owner", "ana"]) == 0
     capsys.readouterr()
     main(["sources", "--course", "c", "--user", "ana"])
-    assert "my-notes.md (notes, 1 chunks, private)" in capsys.readouterr().out
+    assert "my-notes.md (notes, 1 chunk, private)" in capsys.readouterr().out
     main(["sources", "--course", "c", "--user", "ben"])
     assert "has no documents yet" in capsys.readouterr().out
 
@@ -112,3 +112,36 @@ def test_course_create_names_the_instructor_and_refuses_a_second_creation(
     assert "exists already" in capsys.readouterr().out
     assert main(["course", "transfer", "calc101", "--instructor", "telegram:43"]) == 0
     assert "now belongs to telegram:43" in capsys.readouterr().out
+
+
+def test_an_empty_question_asks_for_one_in_words_fit_for_the_command_line(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ask", "--course", "c", ""]) == 1
+    out = capsys.readouterr().out
+    assert out.strip() == "! Please write a question."
+
+
+def test_migrations_print_nothing_on_an_ordinary_command(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["sources", "--course", "c"]) == 0  # the first run creates the schema
+    assert main(["sources", "--course", "c"]) == 0
+    err = capsys.readouterr().err
+    assert "alembic" not in err
+    assert "Context impl" not in err and "transactional DDL" not in err
+
+
+def test_a_file_name_with_a_newline_keeps_every_listing_on_its_lines(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    odd = tmp_path / "week\n1.md"
+    odd.write_text("# Week 1\n\nLimits and continuity.\n")
+    assert main(["ingest", str(odd), "--course", "c"]) == 0
+    report = capsys.readouterr().out
+    assert report.splitlines() == ["  ✓ week\\n1.md: added, 1 chunk", "1 of 1 file ingested"]
+    assert main(["sources", "--course", "c"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "Documents in 'c':",
+        "  week\\n1.md (document, 1 chunk)",
+    ]

@@ -164,3 +164,12 @@ def test_cli_config_prints_masked_settings(tmp_path: Path) -> None:
     assert "pw-123" not in result.stdout
     assert "COURSEBOT_REDIS_URL" in result.stdout
     assert "redis://***@127.0.0.1:6379/0" in result.stdout
+
+
+def test_the_test_suite_overrides_are_not_product_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The suite reads CBTEST_*: a prefix the settings never look at, so they do not refuse it.
+    monkeypatch.setenv("CBTEST_REDIS_URL", "redis://127.0.0.1:6379/3")
+    monkeypatch.setenv("CBTEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1/postgres")
+    assert load_settings(env_file=None).redis_url is None

@@ -8,25 +8,33 @@ from pathlib import Path
 
 import pytest
 
-from bot.common.uploads import check_upload, safe_file_name, upload_folder
 from core.errors import BadInputError
+from core.requests import IncomingFile
+from core.uploads import ExpectedUploads, UploadDesk, safe_file_name, upload_folder
 from ingestion.errors import IngestError
 from ingestion.loaders import loader_for
 
 MB = 1_048_576
 
 
-def type_error(file_name: str) -> str | None:
+class TypesOnly:
     """What `Ingestor.type_error` answers, without an index behind it."""
-    try:
-        loader_for(file_name)
-    except IngestError as error:
-        return str(error)
-    return None
+
+    def type_error(self, file_name: str) -> str | None:
+        try:
+            loader_for(file_name)
+        except IngestError as error:
+            return str(error)
+        return None
 
 
-def check(file_name: str, size: int | None, max_bytes: int) -> None:
-    check_upload(file_name, size, max_bytes, type_error)
+async def _never(_path: Path) -> None:
+    raise AssertionError("nothing is downloaded before it is checked")
+
+
+def check(file_name: str, size: int | None, max_bytes: int, limit: int | None = None) -> None:
+    desk = UploadDesk(TypesOnly(), ExpectedUploads(None, "t"), max_bytes)  # type: ignore[arg-type]
+    desk.check(IncomingFile(file_name, size, _never, platform_limit=limit))
 
 
 @pytest.mark.parametrize(
@@ -66,7 +74,7 @@ def test_safe_file_name_stays_inside_the_upload_folder(tmp_path: Path, sent: str
 
 def test_a_long_name_keeps_its_type() -> None:
     # The pipeline picks the loader by the name it is given; cutting the extension off a
-    # long name would refuse a file `check_upload` accepted.
+    # long name would refuse a file the upload check accepted.
     sent = "Lecture notes " + "very " * 60 + "long.pdf"
     check(sent, 1000, 10 * MB)
 
@@ -106,7 +114,13 @@ def test_oversized_file_is_refused_before_download() -> None:
     check("big.pdf", 50 * MB, 50 * MB)
     with pytest.raises(BadInputError) as refused:
         check("big.pdf", 60 * MB, 50 * MB)
-    assert str(refused.value) == "'big.pdf' is 60.0 MB; the limit is 50 MB."
+    assert str(refused.value) == "'big.pdf': the file is 60.0 MB; the limit is 50 MB"
+
+
+def test_a_platform_download_limit_below_the_setting_applies() -> None:
+    check("big.pdf", 19 * MB, 50 * MB, limit=20 * MB)
+    with pytest.raises(BadInputError, match="the limit is 20 MB"):
+        check("big.pdf", 30 * MB, 50 * MB, limit=20 * MB)
 
 
 def test_unsupported_type_is_reported_before_size() -> None:

@@ -1,6 +1,6 @@
 """PostgreSQL databases of a test session's own: created on the maintenance database and
 dropped at the end, so parallel runs never meet. Unreachable PostgreSQL fails the PostgreSQL
-half of a test loudly unless COURSEBOT_TEST_SKIP_POSTGRES=1."""
+half of a test loudly unless CBTEST_SKIP_POSTGRES=1."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ import pytest
 
 from config import mask_url
 
-# Read at import: the suite's autouse fixture strips COURSEBOT_* variables from each test.
+# CBTEST_*, not COURSEBOT_*: the settings refuse unknown COURSEBOT_ variables, and the
+# suite's autouse fixture strips every COURSEBOT_* variable from each test.
 POSTGRES_URL = os.environ.get(
-    "COURSEBOT_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+    "CBTEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
 )
-SKIP_POSTGRES = os.environ.get("COURSEBOT_TEST_SKIP_POSTGRES") == "1"
+SKIP_POSTGRES = os.environ.get("CBTEST_SKIP_POSTGRES") == "1"
 
 BACKENDS = ["sqlite", "postgresql"]
 
@@ -81,8 +82,8 @@ def postgres_databases_for_session() -> Iterator[PostgresDatabases]:
     if problem is not None:
         message = (
             f"PostgreSQL is not reachable at {mask_url(POSTGRES_URL)} ({problem}); start it "
-            "(trust auth for user postgres), point COURSEBOT_TEST_POSTGRES_URL at another "
-            "server, or set COURSEBOT_TEST_SKIP_POSTGRES=1 to skip the PostgreSQL half"
+            "(trust auth for user postgres), point CBTEST_POSTGRES_URL at another "
+            "server, or set CBTEST_SKIP_POSTGRES=1 to skip the PostgreSQL half"
         )
         if SKIP_POSTGRES:
             pytest.skip(message)

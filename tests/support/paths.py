@@ -8,4 +8,5 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_COURSE = REPO_ROOT / "examples" / "sample-course"
 SHARED_DATASETS = REPO_ROOT.parent / "shared" / "datasets"
-REDIS_URL = os.environ.get("COURSEBOT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+# CBTEST_, not COURSEBOT_: the settings refuse COURSEBOT_ variables they do not know.
+REDIS_URL = os.environ.get("CBTEST_REDIS_URL", "redis://127.0.0.1:6379/0")

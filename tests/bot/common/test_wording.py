@@ -14,9 +14,12 @@ from bot.common.wording import (
     file_result_line,
     ingest_report_lines,
     ingest_summary,
+    plural,
     progress_text,
+    shown_name,
+    source_line,
 )
-from core.replies import Answer, Citation
+from core.replies import Answer, Citation, SourceEntry
 from ingestion.pipeline import FileResult, FileStatus, IngestProgress, IngestReport
 
 
@@ -89,7 +92,7 @@ def test_ingest_report_lists_each_file_then_the_summary() -> None:
 
 def test_ingest_summary_without_failures_says_nothing_about_them() -> None:
     report = IngestReport([FileResult("a.md", FileStatus.ADDED, 1)])
-    assert ingest_summary(report) == "1 of 1 files ingested"
+    assert ingest_summary(report) == "1 of 1 file ingested"
 
 
 def test_progress_text_names_the_file_being_worked_on() -> None:
@@ -104,3 +107,35 @@ def test_progress_text_never_counts_past_the_last_file() -> None:
     assert progress_text(done).startswith("Ingesting file 3 of 3: c.pdf (added)")
     bare = IngestProgress(0, 2, pages=0, chunks=0)
     assert progress_text(bare) == "Ingesting file 1 of 2 — 0 pages, 0 chunks so far"
+
+
+def test_counts_agree_with_their_nouns() -> None:
+    assert [plural(n, "chunk") for n in (0, 1, 2)] == ["0 chunks", "1 chunk", "2 chunks"]
+    assert file_result_line(FileResult("a.pdf", FileStatus.ADDED, 1, 1)) == (
+        "✓ a.pdf: added, 1 chunk, 1 page"
+    )
+    assert source_line(SourceEntry("d", "n.md", "notes", 1)) == "n.md (notes, 1 chunk)"
+    one = IngestProgress(0, 1, pages=1, chunks=1, current="a.pdf")
+    assert progress_text(one) == "Ingesting file 1 of 1: a.pdf — 1 page, 1 chunk so far"
+
+
+def test_control_characters_in_file_names_are_escaped_and_the_rest_kept() -> None:
+    assert shown_name("week\n1.md") == "week\\n1.md"
+    assert shown_name("a\tb\x1b[31m\u2028c\u202egpj.exe") == "a\\tb\\x1b[31m\\u2028c\\u202egpj.exe"
+    assert shown_name("Übung — 数学 🙂.pdf") == "Übung — 数学 🙂.pdf"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        source_line(SourceEntry("d", "evil\nname.md", "notes", 2)),
+        file_result_line(FileResult("evil\nname.md", FileStatus.ADDED, 2)),
+        file_result_line(FileResult("evil\nname.md", FileStatus.UNCHANGED, 2)),
+        file_result_line(FileResult("evil\rname.md", FileStatus.FAILED, error="damaged")),
+        progress_text(IngestProgress(0, 1, 0, 0, current="evil\nname.md")),
+        citation_line(1, Citation(file_name="evil\nname.md", page=2)),
+    ],
+)
+def test_a_file_name_with_a_newline_stays_on_one_line(line: str) -> None:
+    assert "\n" not in line and "\r" not in line
+    assert "evil\\" in line

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from support.material import Passage, add_passages
@@ -77,7 +78,7 @@ async def test_question_is_answered_from_the_material_with_citations(
     assert "“The final exam is on 14 December at 09:00 in Hall A.” [1]" in answer
     assert "Derivatives" not in answer
     assert "[1] syllabus.md, Exams" in output
-    assert "lecture-02.pdf (syllabus, 1 chunks)" in output
+    assert "lecture-02.pdf (syllabus, 1 chunk)" in output
     assert "never read" not in output
 
 
@@ -126,8 +127,11 @@ async def test_guided_exercise_and_mistake_review_from_the_console(
     assert "The exercise ended." in output
     assert "Mistakes by skill for sample:" in output
     assert "power-rule: 1 (latest: “x^2”)" in output
-    assert "[file mistakes-by-skill.png" in output
-    assert "[file mistakes.csv" in output
+    # The console saves the files it is sent where the user started it, and says where.
+    assert "saved mistakes-by-skill.png to ./coursebot-files/mistakes-by-skill.png" in output
+    assert "saved mistakes.csv to ./coursebot-files/mistakes.csv" in output
+    assert Path("coursebot-files/mistakes-by-skill.png").read_bytes().startswith(b"\x89PNG")
+    assert "power-rule" in Path("coursebot-files/mistakes.csv").read_text()
 
 
 async def test_students_cannot_review_mistakes(bot: CourseBot) -> None:

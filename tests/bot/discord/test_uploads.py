@@ -36,7 +36,7 @@ async def test_an_instructor_ingests_with_progress_then_a_report(app) -> None:
     edits = [r for r in sent if r.is_(*EDIT_ORIGINAL)]
     assert edits[0].content.startswith("Ingesting file 1 of 1: glossary.md")
     assert edits[-1].content.startswith("✓ glossary.md: added,")
-    assert edits[-1].content.endswith("1 of 1 files ingested")
+    assert edits[-1].content.endswith("1 of 1 file ingested")
     assert all(r.ephemeral for r in sent)
     listed = await app.run("sources", ALICE, IN_COURSE)
     assert "glossary.md (" in listed[-1].content

@@ -116,7 +116,7 @@ def test_notices_sources_steps_and_errors_are_escaped() -> None:
     [sources] = html_of(render(listing))
     assert sources == (
         "<b>Documents in 'calc101':</b>\n• a&amp;b.pdf (slides, 3 chunks)\n"
-        "• n.md (notes, 1 chunks, private)"
+        "• n.md (notes, 1 chunk, private)"
     )
     [empty] = html_of(render(SourceList("calc101", ())))
     assert empty == "<b>The course 'calc101' has no documents yet.</b>"

@@ -518,7 +518,7 @@ async def test_private_notes_are_only_for_their_owner(tg: TelegramBot) -> None:
     assert announced.startswith("Send the files now and I will add them as your private notes")
     calls = await tg.upload(dm(ALICE), ALICE, "alice-notes.md", ALICE_NOTE)
     assert texts(calls, "editMessageText")[-1] == (
-        "✓ alice-notes.md: added, 1 chunks\n1 of 1 files ingested"
+        "✓ alice-notes.md: added, 1 chunk\n1 of 1 file ingested"
     )
 
     question = "Where does my study group meet?"
@@ -527,7 +527,7 @@ async def test_private_notes_are_only_for_their_owner(tg: TelegramBot) -> None:
     theirs = joined(await tg.say(dm(BOB), BOB, question))
     assert "Blue Heron" not in theirs and "alice-notes" not in theirs
     assert "alice-notes.md" not in joined(await tg.say(dm(BOB), BOB, "/sources"))
-    assert "alice-notes.md (notes, 1 chunks, private)" in joined(
+    assert "alice-notes.md (notes, 1 chunk, private)" in joined(
         await tg.say(dm(ALICE), ALICE, "/sources")
     )
 
@@ -535,7 +535,7 @@ async def test_private_notes_are_only_for_their_owner(tg: TelegramBot) -> None:
 async def test_notes_captioned_with_the_command_need_no_announcement(tg: TelegramBot) -> None:
     await course_in_dm(tg, ALICE)
     calls = await tg.upload(dm(ALICE), ALICE, "alice-notes.md", ALICE_NOTE, caption="/notes")
-    assert "1 of 1 files ingested" in texts(calls, "editMessageText")[-1]
+    assert "1 of 1 file ingested" in texts(calls, "editMessageText")[-1]
     assert "(your notes)" in joined(
         await tg.say(dm(ALICE), ALICE, "Where does my study group meet?")
     )
@@ -578,7 +578,7 @@ async def test_an_instructor_ingests_an_attached_document_with_progress(tg: Tele
     assert progress_text.startswith("Ingesting file 1 of 1: week-7.md")
     assert methods.index("getFile") < methods.index("download") < methods.index("sendMessage")
     edits = texts(calls, "editMessageText")
-    assert edits[-1] == "✓ week-7.md: added, 1 chunks\n1 of 1 files ingested"
+    assert edits[-1] == "✓ week-7.md: added, 1 chunk\n1 of 1 file ingested"
     progress = sent_messages(calls)[0].result["message_id"]
     edited = {c.params["message_id"] for c in calls if c.method == "editMessageText"}
     assert edited == {str(progress)}
@@ -595,7 +595,7 @@ async def test_ingest_then_the_document_in_the_next_message(tg: TelegramBot) -> 
         "Send the files now and I will add them as material for 'sample' (I'll wait 10 minutes)."
     )
     calls = await tg.upload(GROUP, TEACHER, "week-7.md", WEEK_7)
-    assert "1 of 1 files ingested" in texts(calls, "editMessageText")[-1]
+    assert "1 of 1 file ingested" in texts(calls, "editMessageText")[-1]
     # Course material, so every student sees it.
     listing = joined(await tg.say(GROUP, ALICE, "/sources"))
     [line] = [line for line in listing.splitlines() if "week-7.md" in line]
@@ -638,7 +638,7 @@ async def test_a_file_that_fails_to_load_leaves_the_index_unchanged(tg: Telegram
     calls = await tg.upload(dm(TEACHER), TEACHER, "broken.pdf", b"not a pdf", caption="/ingest")
     report = texts(calls, "editMessageText")[-1]
     assert report.startswith("✗ broken.pdf:")
-    assert report.endswith("0 of 1 files ingested; 1 failed (the index is unchanged for them)")
+    assert report.endswith("0 of 1 file ingested; 1 failed (the index is unchanged for them)")
     assert joined(await tg.say(dm(TEACHER), TEACHER, "/sources")) == before
 
 
@@ -901,4 +901,4 @@ async def test_a_long_ingestion_does_not_delay_questions_in_the_same_group(
     delay = clock() - started - quiet
     assert "Room B214" in reply
     assert delay < 0.5, f"the question waited {delay:.2f} s more behind the ingestion"
-    assert "1 of 1 files ingested" in texts(await upload, "editMessageText")[-1]
+    assert "1 of 1 file ingested" in texts(await upload, "editMessageText")[-1]

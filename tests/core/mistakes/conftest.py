@@ -2,7 +2,7 @@
 
 PostgreSQL gets databases of this session's own (`coursebot_test_<random>...`), created on the
 maintenance database and dropped at the end, so parallel runs never meet. Unreachable
-PostgreSQL fails the PostgreSQL half loudly unless COURSEBOT_TEST_SKIP_POSTGRES=1."""
+PostgreSQL fails the PostgreSQL half loudly unless CBTEST_SKIP_POSTGRES=1."""
 
 from __future__ import annotations
 

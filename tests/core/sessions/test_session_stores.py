@@ -8,6 +8,7 @@ from redis.asyncio import Redis
 from support.clock import FakeClock
 
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore, session_key
+from core.sessions.store import Append
 
 
 async def test_compare_and_set_creates_then_advances_versions(
@@ -51,10 +52,33 @@ async def test_concurrent_writers_each_win_exactly_once(
     assert final is not None and (final.value, final.version) == ("20", 20)
 
 
-async def test_claim_succeeds_once(session_store: SessionStore, redis_prefix: str) -> None:
-    key = session_key(redis_prefix, "seen", "telegram", "update-17")
-    assert await session_store.claim(key, ttl_s=60)
-    assert not await session_store.claim(key, ttl_s=60)
+async def test_a_write_appends_to_outbox_lists_atomically(
+    session_store: SessionStore, redis_prefix: str
+) -> None:
+    key = session_key(redis_prefix, "exercise", "c", "dora")
+    outbox = session_key(redis_prefix, "outbox", "test")
+    first = [Append(outbox, "m1"), Append(outbox, "m2")]
+    assert await session_store.compare_and_set(key, "x", 0, 60, first)
+    # A write that loses the race appends nothing.
+    assert not await session_store.compare_and_set(key, "y", 0, 60, [Append(outbox, "m3")])
+    assert await session_store.head(outbox, 10) == ["m1", "m2"]
+
+
+async def test_only_the_lock_holder_drops_outbox_entries(
+    session_store: SessionStore, redis_prefix: str
+) -> None:
+    key = session_key(redis_prefix, "exercise", "c", "emil")
+    outbox = session_key(redis_prefix, "outbox", "test2")
+    lock = session_key(redis_prefix, "outbox", "test2", "lock")
+    await session_store.compare_and_set(key, "x", 0, 60, [Append(outbox, "a"), Append(outbox, "b")])
+    assert await session_store.lock(lock, "mine", 5000)
+    assert not await session_store.lock(lock, "theirs", 5000)
+    assert not await session_store.drop_head(outbox, 1, lock, "theirs")
+    assert await session_store.drop_head(outbox, 1, lock, "mine")
+    assert await session_store.head(outbox, 10) == ["b"]
+    await session_store.unlock(lock, "mine")
+    assert await session_store.lock(lock, "theirs", 5000)
+    await session_store.delete(outbox)
 
 
 async def test_delete_removes_the_session(session_store: SessionStore, redis_prefix: str) -> None:
@@ -91,6 +115,6 @@ async def test_memory_store_warns_once_that_sessions_are_not_durable() -> None:
     session_store = MemorySessionStore()
     with capture_logs() as logs:
         await session_store.compare_and_set("a", "1", 0, ttl_s=10)
-        await session_store.claim("b", ttl_s=10)
+        await session_store.compare_and_set("b", "1", 0, ttl_s=10)
     warnings = [e for e in logs if "won't survive a restart" in e["event"]]
     assert len(warnings) == 1 and warnings[0]["log_level"] == "warning"

@@ -53,3 +53,16 @@ def test_loader_for_refuses_unknown_types() -> None:
     with pytest.raises(UnsupportedFileError, match=r"'\.exe' is not a supported type"):
         loader_for("setup.exe")
     assert loader_for("Slides.PDF") is loader_for("x.pdf")
+
+
+@pytest.mark.parametrize("name", ["notes.md", "notes.txt"])
+def test_a_latin_1_file_is_refused_with_a_hint_to_re_save_it_as_utf_8(
+    tmp_path: Path, name: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes("# Übung\n\nDie Prüfung ist am Montag, café.\n".encode("latin-1"))
+    with pytest.raises(CorruptFileError) as refused:
+        loader_for(name)(path, name, False)
+    assert "is not UTF-8 text (it looks like Latin-1/Windows-1252): re-save it as UTF-8" in str(
+        refused.value
+    )
