@@ -2,7 +2,8 @@
 so tests drive the real `ollama` client (and llama-index's Ollama classes) over HTTP.
 
 Routes: /api/chat, /api/generate (NDJSON streaming and `stream: false`), /api/embed,
-/api/tags, /api/show. Replies come from functions the test sets; every request is recorded."""
+/api/tags, /api/show. Replies come from functions the test sets (without one, a JSON-schema
+`format` is answered with a valid instance of it); every request is recorded."""
 
 from __future__ import annotations
 
@@ -23,6 +24,59 @@ Reply = Callable[[dict[str, Any]], str]
 
 def _default_reply(_request: dict[str, Any]) -> str:
     return "This is the fake model's reply."
+
+
+def schema_instance(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> Any:
+    """A minimal instance of a JSON schema (what Ollama's `format` makes the model write):
+    every property, `minItems` items (at least one), `minLength` characters, the first
+    enum value or `anyOf` branch."""
+    defs = schema.get("$defs", {}) if defs is None else defs
+    while "$ref" in schema:
+        schema = defs[schema["$ref"].rsplit("/", 1)[-1]]
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "default" in schema:
+        return schema["default"]
+    for branch in ("anyOf", "oneOf", "allOf"):
+        if branch in schema:
+            options = [o for o in schema[branch] if o.get("type") != "null"] or schema[branch]
+            return schema_instance(options[0], defs)
+    kind = schema.get("type", "object")
+    if kind == "object":
+        properties = schema.get("properties", {})
+        return {name: schema_instance(sub, defs) for name, sub in properties.items()}
+    if kind == "array":
+        count = max(schema.get("minItems", 1), 1)
+        return [schema_instance(schema.get("items", {}), defs) for _ in range(count)]
+    if kind == "string":
+        return "x" * max(schema.get("minLength", 1), 1)
+    if kind == "integer":
+        return int(schema.get("minimum", 0))
+    if kind == "number":
+        return float(schema.get("minimum", 0))
+    if kind == "boolean":
+        return True
+    return None
+
+
+def scripted(*replies: str) -> Reply:
+    """A reply function answering `replies` in turn, then repeating the last one."""
+    queue = list(replies)
+
+    def reply(_request: dict[str, Any]) -> str:
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    return reply
+
+
+def _reply_for(reply: Reply, body: dict[str, Any]) -> str:
+    """The test's reply; with none set, a JSON-schema `format` gets a valid instance."""
+    schema = body.get("format")
+    if reply is _default_reply and isinstance(schema, dict):
+        return json.dumps(schema_instance(schema))
+    return reply(body)
 
 
 def hashed_vector(text: str, dimensions: int) -> list[float]:
@@ -53,6 +107,9 @@ def _stamp() -> str:
 def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Replies go out in several small writes: without this, Nagle's algorithm and the
+        # client's delayed ACK add ~40 ms to each.
+        disable_nagle_algorithm = True
 
         def log_message(self, *_args: Any) -> None:  # keep test output quiet
             pass
@@ -81,14 +138,14 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             if fake.delay_s:
                 time.sleep(fake.delay_s)
             if self.path == "/api/chat":
-                content = fake.chat_reply(body)
+                content = _reply_for(fake.chat_reply, body)
                 self._answer(
                     body,
                     lambda text, done: {"message": {"role": "assistant", "content": text}},
                     content,
                 )
             elif self.path == "/api/generate":
-                content = fake.generate_reply(body)
+                content = _reply_for(fake.generate_reply, body)
                 self._answer(body, lambda text, done: {"response": text}, content)
             elif self.path == "/api/embed":
                 inputs = body.get("input", [])

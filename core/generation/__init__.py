@@ -1,0 +1,43 @@
+"""Generated material: the structured-output layer every generator goes through
+(`core.generation.structured`), Ollama behind it (`core.generation.ollama_model`), and the
+store that caches what was generated (`core.generation.store`)."""
+
+from core.generation.ollama_model import OllamaStructuredModel
+from core.generation.store import (
+    GeneratedMaterial,
+    MaterialKind,
+    MaterialStore,
+    normalise_topic,
+    parameters_hash,
+)
+from core.generation.structured import (
+    GenerationError,
+    GenerationFailedError,
+    GenerationStats,
+    GenerationTimeoutError,
+    Message,
+    Outcome,
+    StructuredModel,
+    StructuredResult,
+    check_reply,
+    generate,
+)
+
+__all__ = [
+    "GeneratedMaterial",
+    "GenerationError",
+    "GenerationFailedError",
+    "GenerationStats",
+    "GenerationTimeoutError",
+    "MaterialKind",
+    "MaterialStore",
+    "Message",
+    "OllamaStructuredModel",
+    "Outcome",
+    "StructuredModel",
+    "StructuredResult",
+    "check_reply",
+    "generate",
+    "normalise_topic",
+    "parameters_hash",
+]

@@ -1,0 +1,149 @@
+"""The store of generated material, on SQLite and PostgreSQL: a set is found again by its
+key (normalised topic, parameters in any order), replaced by `--new`, listed per owner."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from core.generation import MaterialKind, MaterialStore, normalise_topic, parameters_hash
+
+CONTENT = {"exercises": [{"question": r"Compute \frac{d}{dx} x^2 — «dérivée»", "answer": "2x"}]}
+CHUNKS = [{"chunk_id": "c-17", "citation": "week3.pdf p. 4"}, "c-18"]
+
+
+def _set(**overrides: Any) -> dict[str, Any]:
+    values: dict[str, Any] = {
+        "course_id": "calc1",
+        "owner_id": "telegram:42",
+        "kind": MaterialKind.EXERCISE,
+        "topic": "Chain rule",
+        "parameters": {"count": 3, "difficulty": "easy"},
+        "content": CONTENT,
+        "source_chunks": CHUNKS,
+        "model": "llama3.1:8b",
+        "grounded": True,
+    }
+    return values | overrides
+
+
+def test_topics_are_normalised() -> None:
+    assert normalise_topic("  Dérivées   PARTIELLES\t") == "derivees partielles"
+    assert normalise_topic("Straße") == normalise_topic("STRASSE") == "strasse"
+    assert normalise_topic("İntegral") == "integral"
+
+
+def test_parameters_hash_ignores_key_order_only() -> None:
+    assert parameters_hash({"a": 1, "b": [1, 2]}) == parameters_hash({"b": [1, 2], "a": 1})
+    assert parameters_hash({"a": 1}) != parameters_hash({"a": 2})
+    with pytest.raises(ValueError, match="JSON"):
+        parameters_hash({"when": datetime.now(UTC)})
+
+
+async def test_a_saved_set_is_found_again_by_its_key(store: MaterialStore) -> None:
+    material_id = await store.save(**_set(seed=7))
+
+    found = await store.latest(
+        "calc1", "telegram:42", "exercise", "  CHAIN   rule ", {"difficulty": "easy", "count": 3}
+    )
+
+    assert found is not None and found.id == material_id
+    assert found == await store.get(material_id)
+    assert found.kind is MaterialKind.EXERCISE
+    assert found.topic == "chain rule"
+    assert found.parameters == {"count": 3, "difficulty": "easy"}
+    assert found.seed == 7
+    assert found.content == CONTENT
+    assert found.source_chunks == CHUNKS
+    assert (found.model, found.grounded) == ("llama3.1:8b", True)
+    assert found.created_at.tzinfo is not None
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"course_id": "calc2"},
+        {"owner_id": "telegram:43"},
+        {"kind": "quiz"},
+        {"topic": "Product rule"},
+        {"parameters": {"count": 5, "difficulty": "easy"}},
+    ],
+)
+async def test_every_part_of_the_key_tells_sets_apart(
+    store: MaterialStore, other: dict[str, Any]
+) -> None:
+    first = await store.save(**_set())
+    second = await store.save(**_set(**other))
+
+    assert first != second
+    key = _set(**other)
+    found = await store.latest(
+        key["course_id"], key["owner_id"], key["kind"], key["topic"], key["parameters"]
+    )
+    assert found is not None and found.id == second
+
+
+async def test_saving_a_set_that_exists_keeps_the_first(store: MaterialStore) -> None:
+    first = await store.save(**_set(content={"v": 1}))
+
+    again = await store.save(**_set(content={"v": 2}, topic="chain RULE"))
+
+    assert again == first
+    stored = await store.get(first)
+    assert stored is not None and stored.content == {"v": 1}
+
+
+async def test_replace_stores_a_new_set_in_place_of_the_old(store: MaterialStore) -> None:
+    old = await store.save(**_set(content={"v": 1}))
+
+    new = await store.replace(**_set(content={"v": 2}, seed=99, grounded=False))
+
+    assert new != old
+    assert await store.get(old) is None
+    found = await store.latest(
+        "calc1", "telegram:42", "exercise", "chain rule", _set()["parameters"]
+    )
+    assert found is not None
+    assert (found.id, found.content, found.seed, found.grounded) == (new, {"v": 2}, 99, False)
+
+
+async def test_replace_without_a_set_just_stores(store: MaterialStore) -> None:
+    material_id = await store.replace(**_set())
+
+    assert (await store.get(material_id)) is not None
+
+
+async def test_replaces_racing_leave_one_set(store: MaterialStore) -> None:
+    ids = await asyncio.gather(*(store.replace(**_set(content={"v": i})) for i in range(5)))
+
+    sets = await store.list("calc1", "telegram:42")
+    assert len(sets) == 1 and sets[0].id in ids
+
+
+async def test_list_is_one_owners_sets_in_a_course_newest_first(store: MaterialStore) -> None:
+    first = await store.save(**_set(topic="limits"))
+    second = await store.save(**_set(topic="series", kind="flashcards"))
+    await store.save(**_set(topic="limits", owner_id="telegram:43"))
+    await store.save(**_set(topic="limits", course_id="calc2"))
+
+    assert [m.id for m in await store.list("calc1", "telegram:42")] == [second, first]
+    assert [m.id for m in await store.list("calc1", "telegram:42", kind="flashcards")] == [second]
+    assert await store.list("calc1", "nobody") == []
+
+
+async def test_delete_and_unknown_ids(store: MaterialStore) -> None:
+    material_id = await store.save(**_set())
+
+    assert await store.delete(material_id)
+    assert not await store.delete(material_id)
+    assert await store.get(material_id) is None
+
+
+async def test_unknown_kinds_are_refused(store: MaterialStore) -> None:
+    with pytest.raises(ValueError, match="essay"):
+        await store.save(**_set(kind="essay"))
+    with pytest.raises(ValueError, match="essay"):
+        await store.latest("calc1", "telegram:42", "essay", "x", {})
