@@ -1,7 +1,12 @@
 """Ingestion throughput on the syllabusqa-dev corpus with the bundled embedder.
 
 Prints files, pages, chunks, wall time, pages/s, chunks/s, the share of time spent embedding,
-and peak memory. Run: python bench/ingest.py [DATASET_DIR] [--engine edge|local]"""
+and peak memory. Run: python bench/ingest.py [DATASET_DIR] [--engine edge|local]
+[--embedder fast|legacy]
+
+--compare ingests the corpus with the legacy and the fast bundled model in one run,
+interleaved course by course (the order alternating), each into an index of its own, and
+prints pages/s for each and the ratio: a busy machine then slows both alike."""
 
 from __future__ import annotations
 
@@ -11,11 +16,12 @@ import resource
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from qdrant_client import AsyncQdrantClient
 
-from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
+from core.embedding.minilm_onnx import BUNDLED_MODELS, MiniLMOnnxEmbedder, bundled_embedder
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from ingestion import Ingestor, discover
 
@@ -28,6 +34,7 @@ class TimedEmbedder:
     def __init__(self, inner: MiniLMOnnxEmbedder) -> None:
         self.inner = inner
         self.name, self.dimensions, self.max_tokens = inner.name, inner.dimensions, inner.max_tokens
+        self.identity = inner.identity
         self.seconds = 0.0
         self.texts = 0
         self.tokens = 0
@@ -44,50 +51,99 @@ class TimedEmbedder:
         return vectors
 
 
-async def run(dataset: Path, engine: str) -> None:
-    courses = sorted(p for p in (dataset / "courses").iterdir() if p.is_dir())
-    embedder = TimedEmbedder(MiniLMOnnxEmbedder())
-    with tempfile.TemporaryDirectory() as tmp:
-        # The embedded engine as the composition root configures it: Edge with payload indexes.
-        edge = engine == "edge"
-        client = EdgeQdrantClient(Path(tmp)) if edge else AsyncQdrantClient(path=tmp)
-        index = ChunkIndex(client, "bench", embedder.dimensions, payload_indexes=edge)
-        await index.ensure()
-        ingestor = Ingestor(
-            index=index, embedder=embedder, sparse=SparseEncoder(), max_bytes=50 << 20
-        )
-        files = pages = chunks = failed = 0
+@dataclass
+class Run:
+    """One embedder's ingestion: its index, and the figures summed over courses."""
+
+    label: str
+    embedder: TimedEmbedder
+    index: ChunkIndex
+    ingestor: Ingestor
+    files: int = 0
+    pages: int = 0
+    chunks: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    failures: list[str] = field(default_factory=list)
+
+    async def ingest(self, course: Path) -> None:
+        sources, _ = discover([course])
         started = time.perf_counter()
-        for course in courses:
-            sources, _ = discover([course])
-            report = await ingestor.ingest(sources, course.name)
-            files += len(report.results)
-            pages += report.pages
-            chunks += report.chunks
-            failed += len(report.failed)
-        elapsed = time.perf_counter() - started
-        await index.close()
+        report = await self.ingestor.ingest(sources, course.name)
+        self.seconds += time.perf_counter() - started
+        self.files += len(report.results)
+        self.pages += report.pages
+        self.chunks += report.chunks
+        self.failed += len(report.failed)
+
+    def print(self) -> None:
+        embedder = self.embedder
+        print(f"[{self.label}] {embedder.identity}")
+        print(f"  files={self.files} failed={self.failed} pages={self.pages} chunks={self.chunks}")
+        print(
+            f"  wall={self.seconds:.1f}s pages/s={self.pages / self.seconds:.1f} "
+            f"chunks/s={self.chunks / self.seconds:.1f}"
+        )
+        print(
+            f"  embedding: {embedder.seconds:.1f}s "
+            f"({100 * embedder.seconds / self.seconds:.0f}% of wall), "
+            f"{embedder.tokens / embedder.seconds:.0f} tokens/s, "
+            f"{embedder.tokens / max(self.chunks, 1):.0f} tokens/chunk"
+        )
+
+
+async def open_run(label: str, choice: str, engine: str, root: Path) -> Run:
+    embedder = TimedEmbedder(bundled_embedder(choice))
+    # The embedded engine as the composition root configures it: Edge with payload indexes.
+    edge = engine == "edge"
+    client = EdgeQdrantClient(root) if edge else AsyncQdrantClient(path=str(root))
+    index = ChunkIndex(client, "bench", embedder.dimensions, payload_indexes=edge)
+    await index.ensure()
+    ingestor = Ingestor(index=index, embedder=embedder, sparse=SparseEncoder(), max_bytes=50 << 20)
+    return Run(label, embedder, index, ingestor)
+
+
+async def run(dataset: Path, engine: str, choices: list[str]) -> None:
+    courses = sorted(p for p in (dataset / "courses").iterdir() if p.is_dir())
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = [await open_run(choice, choice, engine, Path(tmp) / choice) for choice in choices]
+        for number, course in enumerate(courses):
+            # Alternating which embedder goes first cancels out warm-up and drift.
+            order = runs if number % 2 == 0 else runs[::-1]
+            for each in order:
+                await each.ingest(course)
+        for each in runs:
+            await each.index.close()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"dataset: {dataset}; engine: {engine}")
-    print(f"files={files} failed={failed} pages={pages} chunks={chunks}")
-    print(f"wall={elapsed:.1f}s pages/s={pages / elapsed:.1f} chunks/s={chunks / elapsed:.1f}")
-    print(
-        f"embedding: {embedder.seconds:.1f}s ({100 * embedder.seconds / elapsed:.0f}% of wall), "
-        f"{embedder.tokens / embedder.seconds:.0f} tokens/s, "
-        f"{embedder.tokens / max(chunks, 1):.0f} tokens/chunk"
-    )
+    print(f"dataset: {dataset}; engine: {engine}; courses: {len(courses)}")
+    for each in runs:
+        each.print()
+    if len(runs) == 2:
+        legacy, fast = runs
+        print(
+            f"ratio {fast.label}/{legacy.label}: pages/s "
+            f"{(fast.pages / fast.seconds) / (legacy.pages / legacy.seconds):.2f}x, "
+            f"embedding time {legacy.embedder.seconds / fast.embedder.seconds:.2f}x"
+        )
     print(f"peak_rss_mb={peak_mb:.0f}")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("dataset", nargs="?", type=Path, default=DEFAULT_DATASET)
     parser.add_argument("--engine", choices=("edge", "local"), default="edge")
+    parser.add_argument("--embedder", choices=sorted(BUNDLED_MODELS), default="fast")
+    parser.add_argument(
+        "--compare", action="store_true", help="legacy and fast in one run, interleaved"
+    )
     args = parser.parse_args()
     if not (args.dataset / "courses").is_dir():
         print(f"no courses/ folder under {args.dataset}", file=sys.stderr)
         return 2
-    asyncio.run(run(args.dataset, args.engine))
+    choices = ["legacy", "fast"] if args.compare else [args.embedder]
+    asyncio.run(run(args.dataset, args.engine, choices))
     return 0
 
 

@@ -436,6 +436,86 @@ async def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def define_generate(generate: argparse.ArgumentParser) -> None:
+    generate.description = (
+        "Draw an instance of a course's parametric exercise on a topic (no LLM needed): the "
+        "values a student would get next, with the answers computed by sympy."
+    )
+    what = generate.add_subparsers(dest="what", required=True, metavar="WHAT")
+    exercise = what.add_parser("exercise", help="a parametric exercise instance")
+    _course_and_user(exercise)
+    exercise.add_argument("--topic", required=True, help="the topic, e.g. Limits")
+    exercise.add_argument(
+        "--difficulty", choices=("easy", "medium", "hard"), help="accepted, not used yet"
+    )
+    exercise.add_argument("--json", action="store_true", help="print the instance as JSON")
+    generate.set_defaults(run=cmd_generate)
+
+
+async def cmd_generate(args: argparse.Namespace, settings: Settings) -> int:
+    from core.errors import UserFacingError
+
+    async with open_checked_core(settings) as core:
+        try:
+            instance = await core.generate_exercise(args.course, args.topic, user=args.user)
+        except UserFacingError as error:
+            print(f"coursebot: {error}", file=sys.stderr)
+            return 1
+    data = await generated_exercise_data(instance)
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{instance.title} ({data['id']})\n{data['statement']}")
+    for number, step in enumerate(data["steps"], start=1):
+        print(f"\n{number}. {step['prompt']}\n   answer: {step['answer']}")
+    print(f"\nsource: {data['sources'][0]}; verified: {str(data['verified']).lower()}")
+    return 0
+
+
+async def generated_exercise_data(instance: Any) -> dict[str, Any]:
+    """An instance as JSON data. `verified`: every answer is a number or expression (computed
+    by sympy from the instance's values) and the grader accepts each expected answer."""
+    from core.exercises import FreeTextAnswer, Grader
+    from core.exercises.parameters import split_instance_id
+
+    base = split_instance_id(instance.id)
+    grader = Grader()
+    try:
+        verified = True
+        for step in instance.steps:
+            if isinstance(step.answer, FreeTextAnswer):
+                verified = False
+                continue
+            expected = step.answer.expected_text()
+            if step.answer.kind == "choice":
+                expected = " and ".join(chr(65 + i) for i in step.answer.correct)
+            verified = verified and (await grader.grade(step, expected)).correct
+    finally:
+        await grader.close()
+    return {
+        "id": instance.id,
+        "exercise": base[0] if base else instance.id,
+        "title": instance.title,
+        "topic": instance.topic,
+        "statement": instance.description or instance.steps[0].prompt,
+        "steps": [
+            {
+                "prompt": step.prompt,
+                "answer": step.answer.expected_text(),
+                "kind": step.answer.kind,
+                "hints": list(step.hints),
+                "skill": step.skill,
+            }
+            for step in instance.steps
+        ],
+        "solution": "\n".join(
+            step.solution or step.answer.expected_text() for step in instance.steps
+        ),
+        "sources": [f"{base[0] if base else instance.id}.exercise.yaml"],
+        "verified": verified,
+    }
+
+
 # name, one line for `coursebot --help`, the definition (run only when the name is chosen)
 SUBCOMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = [
     ("config", "print the effective settings, secrets masked", define_config),
@@ -458,6 +538,7 @@ SUBCOMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = 
     ),
     ("discord", "run the course bot in Discord servers, with slash commands", define_discord),
     ("reindex", "embed a course's stored text again with the configured embedder", define_reindex),
+    ("generate", "draw a parametric exercise instance on a topic", define_generate),
 ]
 
 

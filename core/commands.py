@@ -34,6 +34,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("ask", "ask a question about the course", "QUESTION"),
     CommandSpec("sources", "list the course's documents", private=True),
     CommandSpec("practice", "start a guided exercise", "TOPIC|ID"),
+    CommandSpec("exercise", "a generated exercise on a topic", "TOPIC [easy|medium|hard]"),
     CommandSpec("answer", "answer the current step of your exercise", "ANSWER"),
     CommandSpec("hint", "get a hint for the current step", private=True),
     CommandSpec("skip", "skip the current step (shows its solution)"),
@@ -78,6 +79,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         True,
     ),
     CommandSpec("staff", "who teaches and moderates this course", "", Role.INSTRUCTOR, True),
+    CommandSpec(
+        "transfer",
+        "hand this course to another instructor (site staff only)",
+        "USER",
+        Role.INSTRUCTOR,
+        True,
+    ),
     CommandSpec(
         "invite",
         "the code students join this course with; `/invite open|closed`",

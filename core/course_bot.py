@@ -26,6 +26,7 @@ from core.errors import (
     UnknownCommandError,
     UserFacingError,
 )
+from core.exercises import ExerciseDefinition
 from core.index import ChunkIndex
 from core.input_limits import check_text_length
 from core.ledger import ReplyLedger
@@ -89,6 +90,7 @@ class CourseBot:
             "ask": lambda _r, ctx, arg: self._ask(ctx, arg),
             "sources": lambda _r, ctx, _a: self._sources(ctx),
             "practice": lambda _r, ctx, arg: self._practice.start(ctx, arg),
+            "exercise": lambda _r, ctx, arg: self._practice.exercise(ctx, arg),
             "answer": lambda _r, ctx, arg: self._answer(ctx, arg),
             "hint": lambda _r, ctx, _a: self._practice.hint(ctx),
             "skip": lambda _r, ctx, _a: self._practice.skip(ctx),
@@ -102,6 +104,7 @@ class CourseBot:
             "revoke": lambda _r, ctx, arg: self._access.grant(ctx, arg, revoke=True),
             "staff": lambda _r, ctx, _a: self._access.staff(ctx),
             "invite": lambda _r, ctx, arg: self._access.invite(ctx, arg),
+            "transfer": lambda req, ctx, arg: self._access.transfer(req, ctx, arg),
         }
 
     # The one entry -------------------------------------------------------------------------
@@ -311,6 +314,11 @@ class CourseBot:
         return await self._ingestor.ingest(
             sources, course_id, owner_id=owner, on_progress=on_progress
         )
+
+    async def generate_exercise(self, course: str, topic: str, *, user: str) -> ExerciseDefinition:
+        """The parametric exercise instance `user` would get next on `topic` (not started)."""
+        ctx = Context(platform="console", course_id=parse_course_id(course), user_id=user)
+        return await self._practice.generate(ctx, topic)
 
     async def create_course(self, course: str, instructor: str, *, by: str = "console") -> Notice:
         course_id = parse_course_id(course)

@@ -106,6 +106,7 @@ class ChunkWriter:
                 exercise_id=meta.exercise_id,
                 exercise_source=meta.exercise_source,
                 attributes=meta.attributes,
+                embed_text=chunk.embed_text,
             )
             points.append(
                 models.PointStruct(

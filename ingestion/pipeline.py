@@ -2,7 +2,11 @@
 
 Each file is checked (type, size, emptiness), skipped when unchanged, loaded, chunked,
 embedded and swapped into the index. A file that fails is reported with a clear reason and
-leaves the index as it was; the other files go on."""
+leaves the index as it was; the other files go on.
+
+Reading runs one file ahead of embedding: a producer task checks, loads and chunks the next
+file while the current one is embedded and written (the embedder is most of the time), with
+at most PREPARED_AHEAD files waiting in between. Files are written and reported in order."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import asyncio
 import inspect
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import structlog
@@ -28,7 +32,7 @@ from core.material import (
     size_problem,
 )
 from ingestion.captioning import ImageCaptioner
-from ingestion.chunking import chunk_document
+from ingestion.chunking import Chunk, chunk_document
 from ingestion.documents import Block, LoadedDocument
 from ingestion.errors import EmptyFileError, FileTooLargeError, IngestError
 from ingestion.identity import document_id, file_sha256
@@ -37,6 +41,9 @@ from ingestion.kinds import infer_kind
 from ingestion.loaders import loader_for
 
 log = structlog.get_logger(__name__)
+
+# Files loaded and chunked, waiting for the embedder (each holds its chunks in memory).
+PREPARED_AHEAD = 1
 
 # The data types live in the core (the facade passes them along); re-exported here.
 __all__ = [
@@ -67,6 +74,17 @@ def discover(paths: Sequence[Path]) -> tuple[list[SourceFile], list[FileResult]]
         else:
             problems.append(FileResult(str(path), FileStatus.FAILED, error="no such file"))
     return found, problems
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A file read and chunked, ready to embed."""
+
+    source: SourceFile
+    meta: DocumentMeta
+    chunks: list[Chunk]
+    pages: int
+    replaces: bool
 
 
 class Ingestor:
@@ -105,24 +123,42 @@ class Ingestor:
                 if inspect.isawaitable(outcome):
                     await outcome
 
-        for number, source in enumerate(sources, start=1):
-            await tell(current=source.file_name, stage="reading")
-            result = await self._ingest_one(source, course_id, owner_id, progress, tell)
-            report.results.append(result)
-            await tell(
-                files_done=number,
-                pages=report.pages,
-                chunks=report.chunks,
-                stage=result.status.value,
-            )
-            log.info(
-                "ingested file",
-                course=course_id,
-                file=source.file_name,
-                status=result.status.value,
-                chunks=result.chunks,
-                error=result.error or None,
-            )
+        # Bounded: the producer stops reading when PREPARED_AHEAD files wait for the embedder.
+        prepared: asyncio.Queue[_Prepared | FileResult] = asyncio.Queue(PREPARED_AHEAD)
+
+        async def produce() -> None:
+            queued: dict[str, str] = {}
+            for source in sources:
+                await prepared.put(await self._prepare(source, course_id, owner_id, queued))
+
+        producer = asyncio.create_task(produce())
+        try:
+            for number, source in enumerate(sources, start=1):
+                await tell(current=source.file_name, stage="reading")
+                item = await prepared.get()
+                if isinstance(item, _Prepared):
+                    result = await self._write(item, course_id, lambda: progress, tell)
+                else:
+                    result = item
+                report.results.append(result)
+                await tell(
+                    files_done=number,
+                    pages=report.pages,
+                    chunks=report.chunks,
+                    stage=result.status.value,
+                )
+                log.info(
+                    "ingested file",
+                    course=course_id,
+                    file=source.file_name,
+                    status=result.status.value,
+                    chunks=result.chunks,
+                    error=result.error or None,
+                )
+            await producer
+        finally:
+            # Only still running when the loop above failed (or was cancelled).
+            producer.cancel()
         return report
 
     def type_error(self, file_name: str) -> str | None:
@@ -141,14 +177,16 @@ class Ingestor:
                 return True
         return False
 
-    async def _ingest_one(
+    async def _prepare(
         self,
         source: SourceFile,
         course_id: str,
         owner_id: str | None,
-        progress: IngestProgress,
-        tell: Callable[..., Awaitable[None]],
-    ) -> FileResult:
+        queued: dict[str, str],
+    ) -> _Prepared | FileResult:
+        """Check, load and chunk a file: a result when there is nothing to embed (unchanged
+        or failed). `queued` holds the documents of this run already prepared (id -> hash):
+        the index does not know them yet."""
         try:
             loader = loader_for(source.file_name)
             size = source.path.stat().st_size
@@ -159,7 +197,7 @@ class Ingestor:
                 raise FileTooLargeError(too_large)
             file_hash = await asyncio.to_thread(file_sha256, source.path)
             doc_id = document_id(course_id, source.file_name, owner_id)
-            previous = await self.index.document_hash(course_id, doc_id)
+            previous = queued.get(doc_id) or await self.index.document_hash(course_id, doc_id)
             if previous == file_hash:
                 return FileResult(source.file_name, FileStatus.UNCHANGED)
 
@@ -179,11 +217,6 @@ class Ingestor:
             )
             if not chunks:
                 raise EmptyFileError("no text could be found in the file")
-            await tell(stage="embedding")
-
-            async def embedded(count: int) -> None:
-                await tell(chunks=progress.chunks + count, stage="embedding")
-
             meta = DocumentMeta(
                 course_id=course_id,
                 document_id=doc_id,
@@ -198,18 +231,32 @@ class Ingestor:
                 exercise_source=document.exercise_source,
                 attributes=document.attributes,
             )
-            await self.writer.replace(meta, chunks, uuid.uuid4().hex, embedded)
-            status = FileStatus.REPLACED if previous else FileStatus.ADDED
-            return FileResult(source.file_name, status, len(chunks), document.page_count)
-        except IngestError as error:
-            return FileResult(source.file_name, FileStatus.FAILED, error=str(error))
-        except Exception:
-            log.exception("ingestion failed", file=source.file_name, course=course_id)
-            return FileResult(
-                source.file_name,
-                FileStatus.FAILED,
-                error="it could not be processed (the error was logged)",
-            )
+            queued[doc_id] = file_hash
+            return _Prepared(source, meta, chunks, document.page_count, previous is not None)
+        except Exception as error:
+            return _failure(source, course_id, error)
+
+    async def _write(
+        self,
+        prepared: _Prepared,
+        course_id: str,
+        progress: Callable[[], IngestProgress],
+        tell: Callable[..., Awaitable[None]],
+    ) -> FileResult:
+        """Embed a prepared file and swap it into the index."""
+        source = prepared.source
+        try:
+            await tell(stage="embedding")
+            chunks_before = progress().chunks
+
+            async def embedded(count: int) -> None:
+                await tell(chunks=chunks_before + count, stage="embedding")
+
+            await self.writer.replace(prepared.meta, prepared.chunks, uuid.uuid4().hex, embedded)
+            status = FileStatus.REPLACED if prepared.replaces else FileStatus.ADDED
+            return FileResult(source.file_name, status, len(prepared.chunks), prepared.pages)
+        except Exception as error:
+            return _failure(source, course_id, error)
 
     async def _captions(self, document: LoadedDocument) -> list[Block]:
         if self.captioner is None:
@@ -229,3 +276,15 @@ class Ingestor:
         if self.captioner is None and not self._told_about_images:
             self._told_about_images = True
             log.info("images are not indexed: no Ollama vision model is configured")
+
+
+def _failure(source: SourceFile, course_id: str, error: Exception) -> FileResult:
+    """A file's failure as its result: an IngestError says why; anything else is logged."""
+    if isinstance(error, IngestError):
+        return FileResult(source.file_name, FileStatus.FAILED, error=str(error))
+    log.error("ingestion failed", file=source.file_name, course=course_id, exc_info=error)
+    return FileResult(
+        source.file_name,
+        FileStatus.FAILED,
+        error="it could not be processed (the error was logged)",
+    )

@@ -142,6 +142,11 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
     ) -> None:
         await run(interaction, "revoke", f"{role} {principal_of(who)}")
 
+    @tree.command(name="transfer", description=description("transfer"))
+    @app_commands.describe(who="the course's new instructor")
+    async def transfer(interaction: discord.Interaction, who: discord.User) -> None:
+        await run(interaction, "transfer", principal_of(who))
+
     @tree.command(name="invite", description=description("invite"))
     @app_commands.describe(state="open or close the course to anyone; leave out for the code")
     async def invite(

@@ -35,8 +35,8 @@ Callback = ContextTypes.DEFAULT_TYPE
 NEEDS_ADMIN = frozenset({"bind"})
 # Commands slow enough to show "typing…" while the core works.
 SLOW = frozenset({"ask", "practice", "answer", "mistakes"})
-# Commands whose second word names a user: by reply, or by numeric id.
-NAMES_A_USER = frozenset({"grant", "revoke"})
+# Commands whose last word names a user (by reply, or by numeric id), and the words before it.
+NAMES_A_USER = {"grant": 1, "revoke": 1, "transfer": 0}
 
 HOW_TO_ASK = (
     "Ask me about the course: mention me with your question, reply to one of my messages, "
@@ -65,7 +65,8 @@ class TelegramHandlers:
         if parsed.name == "start":
             parsed = ParsedCommand("help")
         if parsed.name in NAMES_A_USER:
-            parsed = ParsedCommand(parsed.name, principal_argument(parsed.argument, message))
+            who = principal_argument(parsed.argument, message, NAMES_A_USER[parsed.name])
+            parsed = ParsedCommand(parsed.name, who)
         request = await self._request(
             context.bot, message, command=parsed, admin_check=parsed.name in NEEDS_ADMIN
         )

@@ -53,14 +53,15 @@ async def is_chat_admin(bot: Bot, message: Message) -> bool:
     return member.status in _ADMIN
 
 
-def principal_argument(argument: str, message: Message) -> str:
-    """`/grant ROLE` as a reply names the replied-to user; `/grant ROLE 42` a user id."""
+def principal_argument(argument: str, message: Message, words_before: int) -> str:
+    """A command whose last word names a user (after `words_before` others, as the role of
+    `/grant ROLE USER`): as a reply it names the replied-to user; a number is a user id."""
     words = argument.split()
     replied = message.reply_to_message
-    if len(words) == 1 and replied is not None and replied.from_user is not None:
+    if len(words) == words_before and replied is not None and replied.from_user is not None:
         words.append(principal(replied.from_user.id))
-    elif len(words) == 2 and words[1].isdigit():
-        words[1] = principal(int(words[1]))
+    elif len(words) == words_before + 1 and words[-1].isdigit():
+        words[-1] = principal(int(words[-1]))
     return " ".join(words)
 
 

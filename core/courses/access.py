@@ -15,7 +15,7 @@ from core.bindings import CourseBindings
 from core.context import Context, Member, Role
 from core.courses.ids import parse_course_id
 from core.courses.registry import CourseRegistry
-from core.errors import BadInputError, UserFacingError
+from core.errors import BadInputError, PermissionDeniedError, UserFacingError
 from core.permissions import Action, Authority, require
 from core.replies import Notice
 from core.requests import Place, Request
@@ -239,6 +239,21 @@ class CourseAccess:
             return Notice(f"{principal} is no longer {_a(role)} of '{ctx.course_id}'.")
         await self._courses.grant(ctx.course_id, principal, role, ctx.user_id)
         return Notice(f"{principal} is now {_a(role)} of '{ctx.course_id}'.")
+
+    async def transfer(self, request: Request, ctx: Context, argument: str) -> Notice:
+        """Site staff hand a course created under the wrong hands to someone else: every
+        earlier staff grant goes."""
+        if not (request.operator or self._authority.site_staff(request.member)):
+            raise PermissionDeniedError.because(
+                "Sorry, only the site's staff can hand a course to another instructor."
+            )
+        principal = argument.strip()
+        if not _PRINCIPAL.fullmatch(principal):
+            raise BadInputError("Usage: /transfer USER (the course's new instructor).")
+        await self._courses.transfer(ctx.course_id, principal, ctx.user_id)
+        return Notice(
+            f"'{ctx.course_id}' now belongs to {principal}; earlier staff roles are gone."
+        )
 
     async def _last_instructor(self, course_id: str, principal: str) -> bool:
         instructors = [

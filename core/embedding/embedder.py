@@ -12,6 +12,8 @@ class Embedder(Protocol):
     """Turns text into L2-normalised dense vectors."""
 
     name: str
+    # What an index records as the writer of its vectors (the model, and its file if bundled).
+    identity: str
     dimensions: int
     max_tokens: int
 

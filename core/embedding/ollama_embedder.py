@@ -21,6 +21,7 @@ class OllamaEmbedder:
         self.client = client
         self.model = model
         self.name = f"ollama:{model}"
+        self.identity = self.name
         self.dimensions = dimensions
         self._counter = TokenCounter()
 

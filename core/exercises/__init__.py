@@ -38,6 +38,7 @@ from core.exercises.machine import (
 from core.exercises.parsing import (
     ExerciseFormatError,
     FormatProblem,
+    draw_instance,
     load_exercise_file,
     load_exercise_folder,
     parse_exercise,
@@ -77,6 +78,7 @@ __all__ = [
     "SymbolicChecker",
     "Transition",
     "current_step",
+    "draw_instance",
     "grade_answer",
     "load_exercise_file",
     "load_exercise_folder",

@@ -20,6 +20,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StringConstraints,
     field_validator,
     model_validator,
@@ -311,6 +312,9 @@ class ExerciseDefinition(_Model):
     skills: tuple[Text, ...] = Field(min_length=1)
     description: Text | None = None
     steps: tuple[Step, ...] = Field(min_length=1)
+    # A parametric exercise's `parameters:` and placeholder data (core/exercises/parameters.py),
+    # set by the parser; this definition is then its instance with the lowest values.
+    _template: Any = PrivateAttr(default=None)
 
     @field_validator("id")
     @classmethod
@@ -340,6 +344,14 @@ class ExerciseDefinition(_Model):
                     f"({', '.join(self.skills)})",
                 )
         return self
+
+    @property
+    def template(self) -> Any:
+        return self._template
+
+    @property
+    def parametric(self) -> bool:
+        return self._template is not None
 
     @property
     def step_count(self) -> int:

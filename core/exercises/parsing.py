@@ -31,6 +31,13 @@ from core.exercises.definitions import (
     Step,
     SymbolicAnswer,
 )
+from core.exercises.parameters import (
+    ParameterProblem,
+    Template,
+    describe_values,
+    instance_id,
+    read_template,
+)
 
 EXERCISE_SUFFIX = ".exercise.yaml"
 MAX_FILE_BYTES = 256 * 1024
@@ -119,12 +126,69 @@ def parse_exercise(text: str, source_name: str) -> ExerciseDefinition:
             ],
         )
     try:
+        template = read_template(data)
+    except ParameterProblem as problem:
+        raise ExerciseFormatError.of(source_name, [_parameter_problem(problem, lines)]) from None
+    if template is None:
+        return _validate(data, lines, source_name)
+    return _validate_template(template, lines, source_name)
+
+
+def draw_instance(definition: ExerciseDefinition, seed: int) -> ExerciseDefinition:
+    """The instance of a parametric exercise for `seed`, id `{id}-v{seed as 8 hex digits}`;
+    `ExerciseFormatError` (naming the values) when these values break a rule."""
+    template: Template | None = definition.template
+    if template is None:
+        raise ValueError(f"'{definition.id}' has no parameters")
+    values = template.draw(seed)
+    data = template.substitute(values)
+    data["id"] = instance_id(definition.id, seed)
+    return _validate(data, {}, f"{definition.id}.exercise.yaml", describe_values(values))
+
+
+def _validate_template(
+    template: Template, lines: dict[Path_, int], source_name: str
+) -> ExerciseDefinition:
+    """The instance with the lowest values, after the lowest, the highest and a few seeded
+    draws all passed validation; the first failure is reported with its values."""
+    first: ExerciseDefinition | None = None
+    try:
+        samples = list(template.samples())
+    except ParameterProblem as problem:
+        raise ExerciseFormatError.of(source_name, [_parameter_problem(problem, lines)]) from None
+    for values in samples:
+        where = describe_values(values)
+        definition = _validate(template.substitute(values), lines, source_name, where)
+        first = first or definition
+    assert first is not None
+    first._template = template
+    return first
+
+
+def _validate(
+    data: dict[str, Any], lines: dict[Path_, int], source_name: str, values: str = ""
+) -> ExerciseDefinition:
+    try:
         return ExerciseDefinition.model_validate(data)
     except ValidationError as error:
         problems = [_problem(detail, data, lines) for detail in error.errors()]
+        if values:
+            problems = [
+                FormatProblem(p.line, f"with {values}: {p.field}".rstrip(": "), p.reason)
+                for p in problems
+            ]
         unique = list(dict.fromkeys(problems))
         unique.sort(key=lambda problem: problem.line or 0)
         raise ExerciseFormatError.of(source_name, unique) from None
+
+
+def _parameter_problem(
+    problem: ParameterProblem, lines: dict[Path_, int], values: str = ""
+) -> FormatProblem:
+    field = _field_name(problem.path)
+    if values:
+        field = f"with {values}: {field}"
+    return FormatProblem(_line_for(problem.path, lines), field, str(problem))
 
 
 def load_exercise_file(path: Path) -> ExerciseDefinition:
@@ -286,6 +350,7 @@ _FIELD_NAMES = sorted(
         )
         for name in model.model_fields
     }
+    | {"parameters"}
 )
 
 
@@ -319,6 +384,7 @@ __all__ = [
     "EXERCISE_SUFFIX",
     "ExerciseFormatError",
     "FormatProblem",
+    "draw_instance",
     "load_exercise_file",
     "load_exercise_folder",
     "parse_exercise",

@@ -1,10 +1,15 @@
 """The course chunk index in Qdrant: one collection, a named dense and a named sparse vector,
-payload indexes for the tenant fields. Local mode on disk and a server use the same code."""
+payload indexes for the tenant fields. Local mode on disk and a server use the same code.
+
+The collection's metadata records, per course, which embedder wrote the course's dense
+vectors (its name and model file hash). An index opened with another embedder refuses to
+start (`IndexMismatchError`, naming `coursebot reindex`) instead of comparing vectors of two
+models; `coursebot reindex` remakes them from the stored embed text."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -34,11 +39,53 @@ class IndexMismatchError(RuntimeError):
     """The stored collection was built for another embedder."""
 
 
+# Collection metadata key, followed by a course id: the identity of the embedder that wrote
+# that course's dense vectors.
+EMBEDDER_KEY = "coursebot.embedder."
+# A course indexed before indexes recorded their embedder.
+UNRECORDED = "an unrecorded embedder"
+# Prefix of the record while `coursebot reindex` rewrites a course: its vectors are mixed.
+REINDEXING = "reindexing to "
+# Courses named in a mismatch message before it says `--all` instead.
+_NAMED_COURSES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunk:
+    """A stored point as `coursebot reindex` needs it: the text to embed again and the
+    rest of the point, kept as it is."""
+
+    id: models.ExtendedPointId
+    embed_text: str
+    payload: dict[str, Any]
+    sparse: models.SparseVector | None
+    # False when the point predates stored embed text and `embed_text` was rebuilt from the
+    # shown passage (its vector then differs a little from a fresh ingestion's).
+    exact: bool
+
+
 class SearchMode(StrEnum):
     DENSE = "dense"
     SPARSE = "sparse"
     RRF = "rrf"
     DBSF = "dbsf"
+
+
+def _stored(point: models.Record) -> StoredChunk:
+    payload = dict(point.payload or {})
+    sparse = point.vector.get(f.SPARSE) if isinstance(point.vector, dict) else None
+    text = payload.get(f.EMBED_TEXT)
+    if text:
+        return StoredChunk(point.id, text, payload, sparse, exact=True)
+    # Indexed before the embed text was stored: the chunking's header over the shown passage.
+    header = " · ".join(
+        part
+        for part in (payload.get(f.COURSE_ID), payload.get(f.TITLE), payload.get(f.SECTION))
+        if part
+    )
+    return StoredChunk(
+        point.id, f"{header}\n{payload.get(f.TEXT, '')}", payload, sparse, exact=False
+    )
 
 
 def _dense_of(vector: Any) -> tuple[float, ...] | None:
@@ -53,17 +100,25 @@ class ChunkIndex:
         collection: str,
         dimensions: int,
         payload_indexes: bool = True,
+        embedder_id: str | None = None,
     ) -> None:
         self.client = client
         self.collection = collection
         self.dimensions = dimensions
         # Local mode scans payloads and warns about indexes; a server needs them.
         self.payload_indexes = payload_indexes
+        # The embedder whose vectors are written and searched; None = not checked or recorded
+        # (tests, benchmarks, `coursebot reindex`, which records by itself).
+        self.embedder_id = embedder_id
+        self._recorded: dict[str, str] = {}
 
     async def ensure(self) -> None:
-        """Create the collection and its payload indexes if they do not exist yet."""
+        """Create the collection and its payload indexes if they do not exist yet; with an
+        `embedder_id`, check that every course in it was embedded by that embedder."""
         if await self.client.collection_exists(self.collection):
             await self._check_dimensions()
+            if self.embedder_id is not None:
+                await self._check_embedder(self.embedder_id)
             return
         await self.client.create_collection(
             self.collection,
@@ -89,6 +144,88 @@ class ChunkIndex:
                 f"the configured embedder makes {self.dimensions}: set another "
                 "COURSEBOT_QDRANT_COLLECTION (and ingest again) or switch the embedder back"
             )
+
+    async def embedders(self) -> dict[str, str]:
+        """Course id -> identity of the embedder that wrote its vectors (UNRECORDED for
+        courses indexed before the index recorded it)."""
+        info = await self.client.get_collection(self.collection)
+        metadata = getattr(info.config, "metadata", None) or {}
+        recorded = {
+            key.removeprefix(EMBEDDER_KEY): str(value)
+            for key, value in metadata.items()
+            if key.startswith(EMBEDDER_KEY)
+        }
+        if not recorded:
+            recorded = dict.fromkeys(await self._course_ids(), UNRECORDED)
+        return recorded
+
+    async def record_embedder(self, course_id: str, identity: str) -> None:
+        """Note that `identity` wrote (or is about to write) the course's dense vectors."""
+        await self.client.update_collection(
+            self.collection, metadata={EMBEDDER_KEY + course_id: identity}
+        )
+        self._recorded[course_id] = identity
+
+    async def _check_embedder(self, identity: str) -> None:
+        self._recorded = await self.embedders()
+        stale = sorted(course for course, who in self._recorded.items() if who != identity)
+        if not stale:
+            return
+        writers = sorted({self._recorded[course] for course in stale})
+        if len(stale) > _NAMED_COURSES:
+            courses = f"{len(stale)} courses ({', '.join(stale[:3])}, ...)"
+            command = "coursebot reindex --all"
+        else:
+            courses = ", ".join(f"'{course}'" for course in stale)
+            command = "coursebot reindex " + " ".join(f"--course {c}" for c in stale)
+        raise IndexMismatchError(
+            f"the Qdrant collection '{self.collection}' holds {courses} embedded by "
+            f"{' and '.join(writers)}, not by the configured {identity}: run `{command}` "
+            "(the stored text is embedded again; no files are read) or switch the embedder back"
+        )
+
+    async def _course_ids(self) -> set[str]:
+        courses: set[str] = set()
+        offset: Any = None
+        while True:
+            points, offset = await self.client.scroll(
+                self.collection,
+                limit=1024,
+                offset=offset,
+                with_payload=models.PayloadSelectorInclude(include=[f.COURSE_ID]),
+            )
+            courses.update(str((p.payload or {}).get(f.COURSE_ID)) for p in points)
+            if offset is None:
+                return courses
+
+    async def stored_chunks(
+        self, course_id: str, batch: int = 256
+    ) -> AsyncIterator[list[StoredChunk]]:
+        """Every chunk of a course, private ones included, in batches (for reindexing)."""
+        offset: Any = None
+        while True:
+            points, offset = await self.client.scroll(
+                self.collection,
+                scroll_filter=course_filter(course_id),
+                limit=batch,
+                offset=offset,
+                with_payload=True,
+                with_vectors=[f.SPARSE],
+            )
+            if points:
+                yield [_stored(point) for point in points]
+            if offset is None:
+                return
+
+    async def replace_dense(self, chunks: Sequence[StoredChunk], vectors: Sequence[Any]) -> None:
+        """Write `chunks` back with new dense vectors, payload and sparse vector unchanged."""
+        points = []
+        for chunk, dense in zip(chunks, vectors, strict=True):
+            vector: dict[str, Any] = {f.DENSE: [float(x) for x in dense]}
+            if chunk.sparse is not None:
+                vector[f.SPARSE] = chunk.sparse
+            points.append(models.PointStruct(id=chunk.id, vector=vector, payload=chunk.payload))
+        await self.upsert(points)
 
     async def count(self, ctx: Context) -> int:
         """Chunks this user may see in the context's course."""
@@ -179,8 +316,16 @@ class ChunkIndex:
         )
 
     async def upsert(self, points: list[models.PointStruct]) -> None:
-        if points:
-            await self.client.upsert(self.collection, points=points, wait=True)
+        if not points:
+            return
+        if self.embedder_id is not None:
+            # Recorded before the vectors are written: a crash in between leaves a record that
+            # matches whatever was written.
+            courses = {str((p.payload or {}).get(f.COURSE_ID)) for p in points}
+            for course in sorted(courses):
+                if self._recorded.get(course) != self.embedder_id:
+                    await self.record_embedder(course, self.embedder_id)
+        await self.client.upsert(self.collection, points=points, wait=True)
 
     async def delete_document(
         self, course_id: str, document_id: str, keep_generation: str | None = None

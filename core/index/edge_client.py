@@ -3,7 +3,9 @@
 Qdrant Edge is the Qdrant engine in-process: filters and scores run in Rust over payload
 indexes, where qdrant-client's local mode does both in Python. Each collection is one Edge shard
 in its own directory under the root. Edge has no collection metadata of its own to ask for, so
-the parameters a collection was created with are kept next to its segments.
+the parameters a collection was created with, and the JSON metadata a server keeps with a
+collection (`update_collection(metadata=...)`, merged key by key), are kept next to its
+segments.
 
 qdrant-edge 0.9.0 holds the GIL inside every call, so a call in a worker thread still pauses
 the event loop: big upserts go in slices with the loop free in between, and the segment
@@ -12,6 +14,7 @@ optimizer (seconds for 10,000 points) is never run from here."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +30,7 @@ from core.index import edge_models as tr
 T = TypeVar("T")
 
 PARAMS_FILE = "coursebot-collection.json"
+METADATA_FILE = "coursebot-metadata.json"
 # About 10 ms of Edge work per slice: the longest the event loop waits on an upsert.
 UPSERT_SLICE = 256
 # A collection name becomes a directory name: no separators, no "." or "..".
@@ -40,6 +44,7 @@ def _completed() -> models.UpdateResult:
 @dataclass(frozen=True, slots=True)
 class EdgeCollectionConfig:
     params: models.CollectionParams
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +65,7 @@ class EdgeQdrantClient:
         self._shards: dict[str, edge.EdgeShard] = {}
         # An Edge shard can be opened once per process: opening is serialised.
         self._opening = asyncio.Lock()
+        self._writing_metadata = asyncio.Lock()
         self._closed = False
 
     # --- collections -------------------------------------------------------------------------
@@ -97,11 +103,31 @@ class EdgeQdrantClient:
         params = models.CollectionParams.model_validate_json(params_file.read_text())
         info = await asyncio.to_thread(shard.info)
         return EdgeCollectionInfo(
-            config=EdgeCollectionConfig(params=params),
+            config=EdgeCollectionConfig(params=params, metadata=self._metadata(collection_name)),
             points_count=info.points_count,
             segments_count=info.segments_count,
             payload_schema=tr.payload_indexes(info.payload_schema),
         )
+
+    async def update_collection(
+        self, collection_name: str, metadata: Mapping[str, Any] | None = None
+    ) -> bool:
+        """Only the metadata can change here; like a server, its keys are merged into the
+        stored ones."""
+        await self._shard(collection_name)
+        if metadata is None:
+            return False
+        async with self._writing_metadata:
+            merged = {**(self._metadata(collection_name) or {}), **metadata}
+            directory = self._directory(collection_name)
+            staged = directory / f"{METADATA_FILE}.tmp"
+            staged.write_text(json.dumps(merged, ensure_ascii=False))
+            staged.replace(directory / METADATA_FILE)
+        return True
+
+    def _metadata(self, collection_name: str) -> dict[str, Any] | None:
+        path = self._directory(collection_name) / METADATA_FILE
+        return json.loads(path.read_text()) if path.is_file() else None
 
     async def create_payload_index(
         self,

@@ -19,6 +19,8 @@ CONTENT_HASH = "content_hash"
 FILE_HASH = "file_hash"
 INGESTED_AT = "ingested_at"
 TEXT = "text"
+# What the embedder read (a context header and the chunk): `coursebot reindex` embeds it again.
+EMBED_TEXT = "embed_text"
 TITLE = "title"
 CHUNK_INDEX = "chunk_index"
 GENERATION = "generation"

@@ -39,6 +39,9 @@ class ChunkPayload:
     exercise_id: str | None = None
     exercise_source: str | None = None
     attributes: Mapping[str, str] = field(default_factory=dict)
+    # The text the dense vector was made from, kept so the vectors can be remade with another
+    # embedder without reading the files again; empty = not stored.
+    embed_text: str = ""
 
     def to_payload(self) -> dict[str, Any]:
         payload: dict[str, Any] = dict(self.attributes)
@@ -61,6 +64,8 @@ class ChunkPayload:
                 f.TEXT: self.text,
             }
         )
+        if self.embed_text:
+            payload[f.EMBED_TEXT] = self.embed_text
         if self.exercise_id is not None:
             payload[f.EXERCISE_ID] = self.exercise_id
         if self.exercise_source is not None:

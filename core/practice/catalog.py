@@ -16,7 +16,8 @@ import numpy as np
 
 from core.context import Context
 from core.embedding.embedder import Embedder
-from core.exercises import ExerciseDefinition, parse_exercise
+from core.exercises import ExerciseDefinition, draw_instance, parse_exercise
+from core.exercises.parameters import split_instance_id
 from core.index import ChunkIndex
 
 # Below this similarity a topic is said not to match any exercise.
@@ -93,15 +94,21 @@ class ExerciseCatalog:
         self.index = index
         self.embedder = embedder
         self.cache = cache if cache is not None else DefinitionCache()
+        self._instances: OrderedDict[_Key, ExerciseDefinition] = OrderedDict()
 
     async def all(self, ctx: Context) -> list[ExerciseDefinition]:
         sources = await self.index.exercise_sources(ctx)
         parsed = await self.cache.get_many(ctx.course_id, sources)
         return [parsed[exercise_id] for exercise_id in sorted(sources)]
 
-    async def find(self, ctx: Context, query: str) -> ExerciseDefinition | None:
-        """The exercise whose id is `query`, else the one whose topic matches it best."""
+    async def find(
+        self, ctx: Context, query: str, *, parametric: bool = False
+    ) -> ExerciseDefinition | None:
+        """The exercise whose id is `query`, else the one whose topic matches it best (among
+        the parametric ones only, with `parametric`)."""
         exercises = await self.all(ctx)
+        if parametric:
+            exercises = [e for e in exercises if e.parametric]
         wanted = query.strip().lower()
         for exercise in exercises:
             if exercise.id.lower() == wanted:
@@ -115,6 +122,29 @@ class ExerciseCatalog:
         return exercises[best] if scores[best] >= MIN_TOPIC_SIMILARITY else None
 
     async def get(self, ctx: Context, exercise_id: str) -> ExerciseDefinition | None:
+        """The exercise, or the instance of a parametric one (`{id}-v{seed}`: its base
+        definition with that seed's values)."""
+        instance = split_instance_id(exercise_id)
+        if instance is not None:
+            base = await self._get(ctx, instance[0])
+            if base is not None and base.parametric:
+                return await self.instance(ctx, base, instance[1])
+        return await self._get(ctx, exercise_id)
+
+    async def instance(
+        self, ctx: Context, base: ExerciseDefinition, seed: int
+    ) -> ExerciseDefinition:
+        key = (ctx.course_id, f"{base.id}@{seed}", base.fingerprint())
+        found = self._instances.get(key)
+        if found is None:
+            found = await asyncio.to_thread(draw_instance, base, seed)
+            self._instances[key] = found
+            while len(self._instances) > self.cache.max_size:
+                self._instances.popitem(last=False)
+        self._instances.move_to_end(key)
+        return found
+
+    async def _get(self, ctx: Context, exercise_id: str) -> ExerciseDefinition | None:
         # Called for every answer: fetch the one exercise, not the course's whole list.
         source = (await self.index.exercise_sources(ctx, exercise_id)).get(exercise_id)
         return await self.cache.get(ctx.course_id, exercise_id, source) if source else None

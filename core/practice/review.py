@@ -49,7 +49,9 @@ class MistakeReview:
 
     async def report(self, ctx: Context, query: MistakeQuery) -> list[Reply]:
         require(ctx, Action.REVIEW_MISTAKES)
-        await self.outbox.flush()  # what was just committed shows at once
+        # What was just committed shows at once: this process's background flushes first.
+        await self.outbox.settled()
+        await self.outbox.flush()
         counts = await self.log.by_skill(ctx.course_id, student=query.student)
         if query.skill:
             counts = [c for c in counts if c.skill == query.skill]

@@ -26,6 +26,7 @@ from core.exercises import (
     Ended,
     Event,
     ExerciseDefinition,
+    ExerciseFormatError,
     ExerciseState,
     Expire,
     Feedback,
@@ -45,6 +46,7 @@ from core.exercises import (
     current_step,
     transition,
 )
+from core.exercises.parameters import instance_seed, split_instance_id
 from core.mistakes import MistakeEntry
 from core.mistakes.outbox import MistakeOutbox
 from core.practice.catalog import ExerciseCatalog
@@ -58,6 +60,8 @@ Clock = Callable[[], datetime]
 # Kept a day past expiry so a returning student hears that the exercise expired.
 _EXPIRY_GRACE = timedelta(days=1)
 _MAX_RACES = 20
+_MAX_DRAWS = 5
+DIFFICULTIES = ("easy", "medium", "hard")
 
 NO_SESSION = "You have no exercise open. Start one with /practice TOPIC or /practice ID."
 
@@ -89,12 +93,46 @@ class PracticeService:
     # Commands --------------------------------------------------------------------------
 
     async def start(self, ctx: Context, query: str) -> list[Reply]:
+        """`/practice TOPIC|ID [--new]`. A parametric exercise always starts a freshly drawn
+        instance; `--new` also replaces an open instance of the same exercise."""
+        words = query.split()
+        fresh = "--new" in words
+        query = " ".join(word for word in words if word != "--new")
         if not query.strip():
             names = ", ".join(e.id for e in await self.catalog.all(ctx)) or "none yet"
             raise BadInputError(f"Which exercise? Use /practice TOPIC or /practice ID ({names}).")
         definition = await self.catalog.find(ctx, query)
         if definition is None:
             raise BadInputError(f"I found no guided exercise about '{query}' in this course.")
+        return await self._begin(ctx, definition, fresh=fresh)
+
+    async def exercise(self, ctx: Context, argument: str) -> list[Reply]:
+        """`/exercise TOPIC [easy|medium|hard]`: a drawn instance of the course's parametric
+        exercise on the topic (without an LLM; the difficulty is not used yet)."""
+        words = argument.split()
+        if words and words[-1].lower() in DIFFICULTIES:
+            words = words[:-1]
+        topic = " ".join(words)
+        if not topic:
+            raise BadInputError("Which topic? Use /exercise TOPIC [easy|medium|hard].")
+        definition = await self.catalog.find(ctx, topic, parametric=True)
+        if definition is None:
+            raise BadInputError(f"I have no generated exercise about '{topic}' in this course.")
+        return await self._begin(ctx, definition, fresh=False)
+
+    async def generate(self, ctx: Context, topic: str) -> ExerciseDefinition:
+        """The instance this student would get next on `topic`, without starting it."""
+        definition = await self.catalog.find(ctx, topic, parametric=True)
+        if definition is None:
+            raise BadInputError(f"I have no generated exercise about '{topic}' in this course.")
+        stored = await self.store.get(self._attempts_key(ctx, definition.id))
+        attempt = int(stored.value) + 1 if stored else 1
+        return await self._instance(ctx, definition, attempt)
+
+    async def _begin(
+        self, ctx: Context, definition: ExerciseDefinition, *, fresh: bool
+    ) -> list[Reply]:
+        base = definition
         key = self._key(ctx)
         for _ in range(_MAX_RACES):
             stored = await self.store.get(key)
@@ -102,13 +140,16 @@ class PracticeService:
                 return done
             current = self._state(stored)
             busy = current is not None and current.status is Status.IN_PROGRESS
-            if busy and not self._expired(current):
+            same = current is not None and _base_id(current.exercise_id) == base.id
+            if busy and not self._expired(current) and not (fresh and same and base.parametric):
                 return [
                     Notice(
                         f"You already have '{current.exercise_id}' open: answer it, "
                         "or send /skip, /hint or /quit."
                     )
                 ]
+            if base.parametric:
+                definition = await self._draw(ctx, base)
             now = self.clock()
             moved = transition(ExerciseState.new(definition, now), Start(now), definition, None)
             replies = await self._commit(ctx, key, stored, moved, definition)
@@ -148,6 +189,39 @@ class PracticeService:
     async def in_progress(self, ctx: Context) -> bool:
         state = self._state(await self.store.get(self._key(ctx)))
         return state is not None and state.status is Status.IN_PROGRESS
+
+    async def _draw(self, ctx: Context, base: ExerciseDefinition) -> ExerciseDefinition:
+        """The student's next instance of `base`: the attempt count goes up by one
+        (compare-and-set), and the seed follows from it."""
+        key = self._attempts_key(ctx, base.id)
+        ttl_s = int(timedelta(days=365).total_seconds())
+        for _ in range(_MAX_RACES):
+            stored = await self.store.get(key)
+            attempt = int(stored.value) + 1 if stored else 1
+            if await self.store.compare_and_set(
+                key, str(attempt), stored.version if stored else 0, ttl_s
+            ):
+                return await self._instance(ctx, base, attempt)
+        raise RuntimeError("attempt count kept changing while drawing an exercise")
+
+    async def _instance(
+        self, ctx: Context, base: ExerciseDefinition, attempt: int
+    ) -> ExerciseDefinition:
+        # Sample instances were checked at ingestion; a rare draw that breaks a rule (a hint
+        # that happens to equal the answer) is replaced by the next seed.
+        error: ExerciseFormatError | None = None
+        for extra in range(_MAX_DRAWS):
+            seed = instance_seed(ctx.course_id, ctx.user_id, base.id, attempt + 1000 * extra)
+            try:
+                return await self.catalog.instance(ctx, base, seed)
+            except ExerciseFormatError as failed:
+                error = failed
+        raise BadInputError(f"I could not draw a valid instance of '{base.id}': {error}")
+
+    def _attempts_key(self, ctx: Context, exercise_id: str) -> str:
+        return session_key(
+            self.prefix, "exercise-attempts", ctx.course_id, ctx.user_id, exercise_id
+        )
 
     # The loop --------------------------------------------------------------------------
 
@@ -262,7 +336,8 @@ class PracticeService:
         return MistakeEntry(
             course_id=ctx.course_id,
             student_id=ctx.user_id,
-            exercise_id=definition.id,
+            # Every instance of a parametric exercise counts as that exercise.
+            exercise_id=base_exercise_id(definition.id),
             step_index=mistake.step_index,
             skill=mistake.skill,
             answer=mistake.answer,
@@ -310,6 +385,16 @@ class _Record:
         return json.dumps(
             {"state": state, "applied": self.applied, "replies": to_data(self.replies)}
         )
+
+
+def _base_id(exercise_id: str) -> str:
+    instance = split_instance_id(exercise_id)
+    return instance[0] if instance else exercise_id
+
+
+def base_exercise_id(exercise_id: str) -> str:
+    instance = split_instance_id(exercise_id)
+    return instance[0] if instance else exercise_id
 
 
 def _prompt_text(step: Step) -> str:

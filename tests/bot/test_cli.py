@@ -21,7 +21,7 @@ def test_ingest_sources_ask_and_forget_round_trip(
     assert main(["ingest", str(sample_course), "--course", "sample"]) == 0
     out = capsys.readouterr().out
     assert "✓ syllabus.md: added" in out
-    assert "6 of 6 files ingested" in out
+    assert "8 of 8 files ingested" in out
 
     assert main(["ingest", str(sample_course), "--course", "sample"]) == 0
     assert "= syllabus.md: unchanged" in capsys.readouterr().out
@@ -145,3 +145,24 @@ def test_a_file_name_with_a_newline_keeps_every_listing_on_its_lines(
         "Documents in 'c':",
         "  week\\n1.md (document, 1 chunk)",
     ]
+
+
+def test_generate_exercise_gives_each_user_a_verified_instance(
+    data_dir: Path, sample_course: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    assert main(["ingest", str(sample_course / "exercises"), "--course", "sample"]) == 0
+    capsys.readouterr()
+    seen = []
+    for user in ("ann", "dan", "eve"):
+        command = ["generate", "exercise", "--course", "sample", "--topic", "Limits"]
+        assert main([*command, "--user", user, "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["sources"] == ["limit-difference-of-squares.exercise.yaml"]
+        assert data["verified"] is True
+        assert all(step["prompt"] and step["answer"] for step in data["steps"])
+        assert data["solution"]
+        seen.append(data["statement"])
+    assert len(set(seen)) == 3
+    assert main(["generate", "exercise", "--course", "sample", "--topic", "Astronomy"]) == 1

@@ -108,7 +108,9 @@ async def test_reserve_general_puts_the_best_syllabus_chunk_in_the_last_slot(
         CTX, question, k=2
     )
 
-    assert hits[0] == without[0]
+    # The same chunk first (its rescoring score may differ in the last digits: the int8
+    # model quantises activations per batch, and the two variants rescore different batches).
+    assert hits[0].chunk == without[0].chunk
     assert hits[1].chunk.kind == "syllabus"
     assert hits[1].chunk.file_name == "syllabus.pdf"  # the better of the two syllabus chunks
 

@@ -54,6 +54,8 @@ async def test_sample_course_ingests_every_file(
         "lecture-02-derivatives.pdf",
         "derivative-product-rule.exercise.yaml",
         "limits-basics.exercise.yaml",
+        "power-rule-drill.exercise.yaml",
+        "limit-difference-of-squares.exercise.yaml",
     }
     assert all(r.status is FileStatus.ADDED and r.chunks > 0 for r in report.results)
     documents = {d.file_name: d for d in await index.documents(student())}

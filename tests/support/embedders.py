@@ -13,6 +13,7 @@ from core.embedding.token_counter import TokenCounter
 
 class HashEmbedder:
     name = "hash"
+    identity = "hash"
     dimensions = 32
     max_tokens = 256
 

@@ -177,3 +177,11 @@ async def test_a_restarted_chat_is_not_taken_for_a_replay(bot: CourseBot) -> Non
 async def test_mistakes_are_not_shown_in_a_group(bot: CourseBot) -> None:
     output = await chat(bot, ["/group on", "/mistakes"])
     assert "ask me in a direct message" in output
+
+
+async def test_a_replayed_console_request_gets_the_same_reply(bot: CourseBot) -> None:
+    speaker = ConsoleSpeaker("sample", "ana")
+    request = speaker.request("/status")
+    first = await bot.handle(request)
+    assert first.replies and first == await bot.handle(request)
+    assert speaker.request("/status").message_id != request.message_id

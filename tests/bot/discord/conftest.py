@@ -107,7 +107,7 @@ async def assembly(
     settings: Settings, embedder: MiniLMOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[Assembly]:
     # The bundled model is loaded once per session, not once per test.
-    monkeypatch.setattr(composition, "MiniLMOnnxEmbedder", lambda: embedder)
+    monkeypatch.setattr(composition, "bundled_embedder", lambda _choice: embedder)
     async with open_assembly(settings) as opened:
         yield opened
 

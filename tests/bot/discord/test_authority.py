@@ -178,3 +178,59 @@ async def test_a_role_granted_by_id_counts_for_everyone_holding_it(app) -> None:
     assert granted[-1].content.startswith(f"{role_key(TA.id)} is now a")
     staff = await app.run("staff", MO, IN_COURSE)  # Mo holds the TA role
     assert f"{role_key(TA.id)} (granted by {user_key(TESS.id)})" in staff[-1].content
+
+
+# A flood from one user -------------------------------------------------------------------
+
+
+async def test_a_flood_from_one_user_does_not_hold_up_another(
+    settings, embedder, monkeypatch
+) -> None:
+    import asyncio
+    import time
+
+    from support.fake_discord import FakeDiscord, rival_server, server
+
+    from bot import composition
+    from bot.composition import open_assembly
+    from bot.discord.client import build_client
+    from config import Settings
+
+    monkeypatch.setattr(composition, "embedder", _loaded(embedder))
+    limited = settings.model_copy(
+        update={"rate_limit": Settings.model_fields["rate_limit"].default}
+    )
+    async with open_assembly(limited) as assembly:
+        client = build_client(assembly.bot, limited)
+        fake = FakeDiscord()
+        await fake.attach(client, monkeypatch, guilds=[server(), rival_server()])
+        try:
+            started = time.perf_counter()
+            await interact(client, slash("ask", ALICE, IN_COURSE, question=FINAL_EXAM))
+            quiet = time.perf_counter() - started
+            flood = [
+                asyncio.create_task(
+                    interact(client, slash("ask", MALLORY, IN_COURSE, question=f"exam {n}?"))
+                )
+                for n in range(200)
+            ]
+            await asyncio.sleep(0.05)
+            start = len(fake.requests)
+            started = time.perf_counter()
+            await interact(client, slash("ask", ALICE, IN_COURSE, question=FINAL_EXAM))
+            delay = time.perf_counter() - started - quiet
+            served = [r for r in fake.requests[start:] if "Hall A" in (r.content or "")]
+            assert served, "Alice got no answer during the flood"
+            assert delay < 1.0, f"Alice waited {delay:.2f} s more behind Mallory's flood"
+            await asyncio.gather(*flood)
+            told = [r for r in fake.requests if "sending messages faster" in (r.content or "")]
+            assert len(told) == 1  # one polite reply; the rest of the flood is dropped
+        finally:
+            await client.close()
+
+
+def _loaded(embedder):
+    async def loaded(*_args: object) -> object:
+        return embedder
+
+    return loaded

@@ -67,6 +67,7 @@ COMMANDS = {
     "revoke": {"role": "moderator", "who": BOB},
     "staff": {},
     "invite": {},
+    "transfer": {"who": BOB},
 }
 # Private material, staff matters and refusals are ephemeral from the start; answers,
 # practice and bindings are for the channel.
@@ -83,6 +84,7 @@ PRIVATE = {
     "revoke",
     "staff",
     "invite",
+    "transfer",
 }
 
 

@@ -63,7 +63,12 @@ def test_sample_course_exercises_parse() -> None:
     definitions, errors = load_exercise_folder(EXERCISES)
     assert errors == []
     by_id = {definition.id: definition for definition in definitions}
-    assert set(by_id) == {"derivative-product-rule", "limits-basics"}
+    assert set(by_id) == {
+        "derivative-product-rule",
+        "limits-basics",
+        "power-rule-drill",
+        "limit-difference-of-squares",
+    }
 
     product = by_id["derivative-product-rule"]
     assert [type(step.answer) for step in product.steps] == [

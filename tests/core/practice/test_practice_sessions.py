@@ -18,6 +18,7 @@ from core.context import Context
 from core.database import create_engine, migrate
 from core.errors import BadInputError
 from core.exercises import Grader
+from core.exercises.parameters import instance_seed, split_instance_id
 from core.index import ChunkIndex, SparseEncoder
 from core.mistakes import MistakeLog
 from core.mistakes.outbox import MistakeOutbox
@@ -235,3 +236,35 @@ async def test_choice_steps_list_their_options(world: World, store: SessionStore
     [step] = await practice.start(msg("ivy"), "limits-basics")
     assert isinstance(step, StepPrompt)
     assert "\nA) " in step.prompt and "\nB) " in step.prompt
+
+
+async def test_a_parametric_exercise_draws_a_fresh_instance_per_attempt(
+    world: World, store: SessionStore
+) -> None:
+    practice = world.service(store)
+    first = await practice.start(msg("pat"), "power-rule-drill")
+    assert isinstance(first[0], StepPrompt)
+    busy = text(await practice.start(msg("pat"), "power-rule-drill"))
+    assert "already have 'power-rule-drill-v" in busy
+    fresh = await practice.start(msg("pat"), "power-rule-drill --new")
+    assert isinstance(fresh[0], StepPrompt)
+    state_id = text(await practice.status(msg("pat"))).split(":")[0]
+    base, seed = split_instance_id(state_id) or ("", 0)
+    assert base == "power-rule-drill"
+    assert seed == instance_seed("math101", "pat", "power-rule-drill", 2)
+    # The catalog resolves the instance id, so its own answers are graded right.
+    instance = await world.catalog.get(msg("pat"), state_id)
+    assert instance is not None
+    answered = await practice.answer(msg("pat"), instance.steps[0].answer.expected_text())
+    assert isinstance(answered[0], StepPrompt) and answered[0].step_number == 2
+
+
+async def test_exercise_command_starts_a_generated_exercise_on_a_topic(
+    world: World, store: SessionStore
+) -> None:
+    practice = world.service(store)
+    started = await practice.exercise(msg("lee"), "Limits hard")
+    assert isinstance(started[0], StepPrompt)
+    assert "(x^2 -" in started[0].prompt
+    with pytest.raises(BadInputError, match="no generated exercise about 'astronomy'"):
+        await practice.exercise(msg("kim"), "astronomy")
