@@ -3,7 +3,8 @@ with a timeout, retries on connection failures, and one typed error for every fa
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import httpx
 import ollama
@@ -22,6 +23,10 @@ log = structlog.get_logger(__name__)
 
 class LlmUnavailableError(RuntimeError):
     """The model did not answer (timeout, connection refused, server error)."""
+
+
+class LlmTimeoutError(LlmUnavailableError):
+    """The model did not answer in time."""
 
 
 class ChatModel(Protocol):
@@ -59,21 +64,29 @@ class OllamaChatModel:
             ChatMessage(role=MessageRole.SYSTEM, content=system),
             ChatMessage(role=MessageRole.USER, content=user),
         ]
+        return (await self.chat(messages)).strip()
+
+    async def chat(self, messages: Sequence[ChatMessage], **options: Any) -> str:
+        """The reply's text to `messages` (`options` such as a JSON schema `format` go to
+        Ollama as they are); every failure is an `LlmUnavailableError`."""
         try:
-            # Retry only what a second try can fix: a refused or dropped connection. A
+            # Retry only what a second try can fix: a refused or dropped connection (the
+            # ollama client turns httpx's ConnectError into a builtin ConnectionError). A
             # timeout already cost the user the whole wait.
             async for attempt in AsyncRetrying(
                 stop=stop_after_attempt(self.attempts),
                 wait=wait_exponential(multiplier=0.2, max=2),
-                retry=retry_if_exception_type((httpx.ConnectError, httpx.RemoteProtocolError)),
+                retry=retry_if_exception_type(
+                    (httpx.ConnectError, httpx.RemoteProtocolError, ConnectionError)
+                ),
                 reraise=True,
             ):
                 with attempt:
-                    response = await self._llm.achat(messages)
+                    response = await self._llm.achat(list(messages), **options)
         except httpx.TimeoutException as error:
             log.warning("llm timed out", model=self.name)
-            raise LlmUnavailableError(f"{self.name} did not answer in time") from error
+            raise LlmTimeoutError(f"{self.name} did not answer in time") from error
         except (httpx.HTTPError, ollama.ResponseError, ConnectionError) as error:
             log.warning("llm failed", model=self.name, error=str(error))
             raise LlmUnavailableError(f"{self.name} is not reachable") from error
-        return (response.message.content or "").strip()
+        return response.message.content or ""

@@ -1,27 +1,15 @@
-"""A `StructuredModel` over Ollama (llama-index's client, like `core.llm`): the JSON schema
-goes as the chat request's `format`."""
+"""A `StructuredModel` over Ollama: the chat model of `core.llm` (one client, one retry
+and error policy), with the JSON schema sent as the request's `format`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
-import ollama
-import structlog
 from llama_index.core.llms import ChatMessage, MessageRole
-from llama_index.llms.ollama import Ollama
-from tenacity import (
-    AsyncRetrying,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_exponential,
-)
 
-from core.generation.structured import GenerationTimeoutError, Message
-from core.llm import LlmUnavailableError
-
-log = structlog.get_logger(__name__)
+from core.generation.structured import Message
+from core.llm import OllamaChatModel
 
 _ROLES = {
     "system": MessageRole.SYSTEM,
@@ -42,37 +30,16 @@ class OllamaStructuredModel:
         temperature: float = 0.2,
     ) -> None:
         self.name = model
-        self.attempts = attempts
-        # context_window set explicitly: otherwise llama-index asks the server with a
-        # blocking show() call.
-        self._llm = Ollama(
+        self._chat = OllamaChatModel(
+            host=host,
             model=model,
-            base_url=host,
-            request_timeout=timeout_s,
+            timeout_s=timeout_s,
             context_window=context_window,
+            attempts=attempts,
             temperature=temperature,
         )
 
     async def chat_json(self, messages: Sequence[Message], schema: dict[str, Any]) -> str:
         chat = [ChatMessage(role=_ROLES[m.role], content=m.content) for m in messages]
-        try:
-            # Only a refused or dropped connection is retried here (the ollama client turns
-            # httpx's ConnectError into ConnectionError); a timeout already cost the whole
-            # wait, and an invalid reply is the structured layer's to re-ask.
-            async for attempt in AsyncRetrying(
-                stop=stop_after_attempt(self.attempts),
-                wait=wait_exponential(multiplier=0.2, max=2),
-                retry=retry_if_exception_type(
-                    (httpx.ConnectError, httpx.RemoteProtocolError, ConnectionError)
-                ),
-                reraise=True,
-            ):
-                with attempt:
-                    response = await self._llm.achat(chat, format=schema)
-        except httpx.TimeoutException as error:
-            log.warning("llm timed out", model=self.name)
-            raise GenerationTimeoutError(f"{self.name} did not answer in time") from error
-        except (httpx.HTTPError, ollama.ResponseError, ConnectionError) as error:
-            log.warning("llm failed", model=self.name, error=str(error))
-            raise LlmUnavailableError(f"{self.name} is not reachable") from error
-        return response.message.content or ""
+        # A timeout is an `LlmTimeoutError`, which the structured layer reports as its own.
+        return await self._chat.chat(chat, format=schema)

@@ -24,7 +24,7 @@ import structlog
 from pydantic import BaseModel, ValidationError
 
 from core.generation.repair import LONE_OBJECT, repair_text, wrap_lone_objects
-from core.llm import LlmUnavailableError
+from core.llm import LlmTimeoutError, LlmUnavailableError
 
 log = structlog.get_logger(__name__)
 
@@ -66,7 +66,7 @@ class GenerationError(RuntimeError):
     """Structured generation did not produce a usable result."""
 
 
-class GenerationTimeoutError(GenerationError, LlmUnavailableError):
+class GenerationTimeoutError(GenerationError, LlmTimeoutError):
     """The model did not answer in time (a request, or the whole generation's deadline)."""
 
 
@@ -218,7 +218,7 @@ async def generate(
     try:
         async with asyncio.timeout(timeout_s):
             result = await run.attempts(started)
-    except (TimeoutError, GenerationTimeoutError) as error:
+    except (TimeoutError, LlmTimeoutError) as error:
         _record(stats, Outcome.TIMED_OUT, run, started)
         log.warning("structured output timed out", replies=run.replies, **context)
         if isinstance(error, GenerationTimeoutError):
