@@ -7,9 +7,14 @@ object, one re-ask) N generations are timed, and what the layer adds beyond the 
 time (parsing, repair, validation, re-ask bookkeeping) is printed in ms per call, next to the
 cost of checking one reply with no HTTP at all.
 
-With `--ollama URL --model M`, N requests for a set of exercises go to that model and the
-outcomes are printed per 100 requests (first time / repaired / re-asked / failed / timed
-out), with the repairs needed and the latency.
+Then the cost of verifying one model-written exercise (`verify_draft`: every answer
+recomputed by sympy from the exercise's data), in process and through the killable pool.
+
+With `--ollama URL --model M`, N requests for a new exercise (the real schema, prompts and
+verification of `/exercise`, on passages of the sample course's worked exercises, topics and
+difficulties in turn) go to that model; printed per 100 requests: the structured outcomes of
+each draft (first time / repaired / re-asked / failed / timed out), how many exercises were
+verified (and after how many drafts), with the repairs needed and the latency.
 
 Run: python bench/generation.py [--calls 200]
      python bench/generation.py --ollama http://127.0.0.1:11434 --model llama3.1:8b [--calls 100]"""
@@ -23,6 +28,7 @@ import logging
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,7 +41,6 @@ from core.generation import (
     GenerationStats,
     Message,
     OllamaStructuredModel,
-    Outcome,
     check_reply,
     generate,
 )
@@ -55,20 +60,6 @@ class ExerciseSet(BaseModel):
 
 
 COUNT = 5
-
-
-def validate_set(value: ExerciseSet) -> list[str]:
-    errors = []
-    if len(value.exercises) != COUNT:
-        errors.append(f"exercises: expected {COUNT} items, got {len(value.exercises)}")
-    questions = [e.question.strip().casefold() for e in value.exercises]
-    if len(set(questions)) != len(questions):
-        errors.append("exercises: every question must be different")
-    for index, exercise in enumerate(value.exercises):
-        for name in ("question", "answer", "explanation"):
-            if not getattr(exercise, name).strip():
-                errors.append(f"exercises.{index}.{name}: must not be empty")
-    return errors
 
 
 PROMPT = [
@@ -167,45 +158,117 @@ def _check_cost(raw: str, validate: Callable[[ExerciseSet], list[str]], rounds: 
     return 1000 * (time.perf_counter() - started) / rounds
 
 
-async def validity(
+ROOT = Path(__file__).resolve().parents[1]
+TOPICS = (
+    "the power rule",
+    "the product rule",
+    "the chain rule",
+    "limits of the form 0/0",
+    "limits at infinity",
+)
+DIFFICULTIES = ("easy", "medium", "hard")
+
+
+def sample_passages(limit: int = 6) -> tuple[str, int]:
+    """The sample course's worked exercises as the numbered passages `/exercise` sends."""
+    text = (ROOT / "examples" / "sample-course" / "worked-exercises.md").read_text()
+    sections = ["## " + part for part in text.split("\n## ")[1:]][:limit]
+    numbered = "\n\n".join(
+        f"[{n}] (worked-exercises.md)\n{section[:1500]}" for n, section in enumerate(sections, 1)
+    )
+    return numbered, len(sections)
+
+
+VALID_DRAFT: dict[str, Any] = {
+    "title": "The power rule with a coefficient",
+    "statement": "Let f(x) = a x^n with a = 3 and n = 4. Find f'(x), then f'(2).",
+    "given": [{"name": "a", "value": "3"}, {"name": "n", "value": "4"}],
+    "steps": [
+        {"prompt": "f'(x)?", "kind": "symbolic", "answer": "12*x^3", "check": "diff(a*x^n, x)",
+         "variables": ["x"], "hints": ["Bring the exponent down."], "skill": "power rule"},
+        {"prompt": "f'(2)?", "kind": "numeric", "answer": "96", "check": "a*n*2^(n-1)",
+         "hints": ["Substitute x = 2."], "skill": "power rule"},
+    ],
+    "solution": "f'(x) = 12x^3, so f'(2) = 96.",
+    "final_answer": "96",
+    "skills": ["power rule"],
+    "sources": [1],
+}  # fmt: skip
+
+
+async def verification_cost(rounds: int = 50) -> None:
+    from core.exercises.process_pool import KillableProcessPool
+    from core.generation.exercise_draft import ExerciseDraft, verify_draft
+
+    draft = ExerciseDraft.model_validate(VALID_DRAFT)
+    assert verify_draft(draft, 1).passed
+    started = time.perf_counter()
+    for _ in range(rounds):
+        verify_draft(draft, 1)
+    local_ms = 1000 * (time.perf_counter() - started) / rounds
+    async with KillableProcessPool(1, preload=("core.generation.exercise_draft",)) as pool:
+        await pool.run(30, verify_draft, draft, 1)  # the worker's start is not counted
+        started = time.perf_counter()
+        for _ in range(rounds):
+            await pool.run(30, verify_draft, draft, 1)
+        pool_ms = 1000 * (time.perf_counter() - started) / rounds
+    print(
+        f"exercise verification (2 steps, a diff and a product): {local_ms:.1f} ms in process, "
+        f"{pool_ms:.1f} ms through the killable pool ({rounds} rounds)"
+    )
+
+
+async def exercises(
     url: str, model_name: str, calls: int, timeout_s: float, concurrency: int
 ) -> None:
+    from core.exercises.process_pool import KillableProcessPool
+    from core.practice.exercise_writer import ExerciseDrafter
+
     model = OllamaStructuredModel(
         host=url, model=model_name, timeout_s=timeout_s, context_window=8192, temperature=0.7
     )
     stats = GenerationStats()
+    passages, count = sample_passages()
+    rounds: Counter[int] = Counter()
+    failures: Counter[str] = Counter()
     latencies: list[float] = []
     gate = asyncio.Semaphore(concurrency)
-    done = 0
+    async with KillableProcessPool(2, preload=("core.generation.exercise_draft",)) as pool:
+        drafter = ExerciseDrafter(model, pool, stats=stats, timeout_s=timeout_s)
 
-    async def one(index: int) -> None:
-        nonlocal done
-        prompt = [*PROMPT[:-1], Message("user", f"{PROMPT[-1].content} (set {index + 1})")]
-        async with gate:
-            started = time.perf_counter()
-            try:
-                await generate(model, prompt, ExerciseSet, validate=validate_set, stats=stats)
-            except LlmUnavailableError as error:
-                if stats.count(Outcome.UNAVAILABLE) == 1:
-                    print(f"model unavailable: {error}", file=sys.stderr)
-            except GenerationError:
-                pass
-            latencies.append(time.perf_counter() - started)
-            done += 1
-            print(f"\r{done}/{calls}", end="", file=sys.stderr, flush=True)
+        async def one(index: int) -> None:
+            topic, level = TOPICS[index % len(TOPICS)], DIFFICULTIES[index % len(DIFFICULTIES)]
+            async with gate:
+                started = time.perf_counter()
+                try:
+                    drafted = await drafter.draft(passages, count, topic, level)
+                except LlmUnavailableError as error:
+                    failures["unavailable" if failures else f"unavailable ({error})"] += 1
+                except GenerationError:
+                    failures["no well-formed draft"] += 1
+                else:
+                    if drafted is None:
+                        failures["never verified"] += 1
+                    else:
+                        rounds[drafted.rounds] += 1
+                latencies.append(time.perf_counter() - started)
+                print(f"\r{len(latencies)}/{calls}", end="", file=sys.stderr, flush=True)
 
-    await asyncio.gather(*(one(i) for i in range(calls)))
+        await asyncio.gather(*(one(i) for i in range(calls)))
     print(file=sys.stderr)
-    print(f"{model_name} at {url}: {stats.requests} requests for {COUNT} exercises each")
+    print(f"{model_name} at {url}: {calls} exercise requests ({stats.requests} drafts)")
+    print("  drafts, per 100:")
     for outcome, rate in stats.per_100().items():
-        print(f"  {outcome:<12} {rate:6.1f} per 100")
-    print(f"  replies per request: {stats.replies / max(stats.requests, 1):.2f}")
+        print(f"    {outcome:<12} {rate:6.1f}")
+    verified = sum(rounds.values())
+    print(f"  exercises verified per 100 requests: {100 * verified / calls:.1f}")
+    print(f"  drafts needed when verified: {dict(sorted(rounds.items())) or 'none'}")
+    print(f"  not verified: {dict(failures) or 'none'}")
     print(f"  repairs: {dict(stats.repairs) or 'none'}")
     if latencies:
         ordered = sorted(latencies)
         p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
         print(f"  latency: median {statistics.median(ordered):.1f} s, p95 {p95:.1f} s")
-    print(f"  layer overhead: {stats.overhead_ms_per_request():.2f} ms per request")
 
 
 def main() -> None:
@@ -222,9 +285,10 @@ def main() -> None:
         if not args.model:
             parser.error("--ollama needs --model")
         calls = args.calls or 100
-        asyncio.run(validity(args.ollama, args.model, calls, args.timeout, args.concurrency))
+        asyncio.run(exercises(args.ollama, args.model, calls, args.timeout, args.concurrency))
     else:
         asyncio.run(overhead(args.calls or 200))
+        asyncio.run(verification_cost())
 
 
 if __name__ == "__main__":

@@ -438,15 +438,20 @@ async def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
 
 def define_generate(generate: argparse.ArgumentParser) -> None:
     generate.description = (
-        "Draw an instance of a course's parametric exercise on a topic (no LLM needed): the "
-        "values a student would get next, with the answers computed by sympy."
+        "Generate practice material on a topic. `exercise`: with an Ollama model configured "
+        "(COURSEBOT_OLLAMA_HOST and a generate model), a new exercise in the course's style "
+        "whose answers are recomputed by sympy before it is shown; without one, the next "
+        "instance of the course's parametric exercise (answers computed by sympy)."
     )
     what = generate.add_subparsers(dest="what", required=True, metavar="WHAT")
-    exercise = what.add_parser("exercise", help="a parametric exercise instance")
+    exercise = what.add_parser("exercise", help="a new exercise on a topic")
     _course_and_user(exercise)
     exercise.add_argument("--topic", required=True, help="the topic, e.g. Limits")
     exercise.add_argument(
-        "--difficulty", choices=("easy", "medium", "hard"), help="accepted, not used yet"
+        "--difficulty",
+        choices=("easy", "medium", "hard"),
+        default="medium",
+        help="asked of the model (parametric exercises have one level)",
     )
     exercise.add_argument("--json", action="store_true", help="print the instance as JSON")
     generate.set_defaults(run=cmd_generate)
@@ -457,24 +462,28 @@ async def cmd_generate(args: argparse.Namespace, settings: Settings) -> int:
 
     async with open_checked_core(settings) as core:
         try:
-            instance = await core.generate_exercise(args.course, args.topic, user=args.user)
+            instance, sheet = await core.generate_exercise(
+                args.course, args.topic, user=args.user, difficulty=args.difficulty
+            )
         except UserFacingError as error:
             print(f"coursebot: {error}", file=sys.stderr)
             return 1
-    data = await generated_exercise_data(instance)
+    data = await generated_exercise_data(instance, sheet)
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     print(f"{instance.title} ({data['id']})\n{data['statement']}")
     for number, step in enumerate(data["steps"], start=1):
         print(f"\n{number}. {step['prompt']}\n   answer: {step['answer']}")
-    print(f"\nsource: {data['sources'][0]}; verified: {str(data['verified']).lower()}")
+    print(f"\nsolution:\n{data['solution']}")
+    print(f"\nsources: {'; '.join(data['sources'])}; verified: {str(data['verified']).lower()}")
     return 0
 
 
-async def generated_exercise_data(instance: Any) -> dict[str, Any]:
-    """An instance as JSON data. `verified`: every answer is a number or expression (computed
-    by sympy from the instance's values) and the grader accepts each expected answer."""
+async def generated_exercise_data(instance: Any, sheet: Any) -> dict[str, Any]:
+    """An exercise as JSON data. `verified`: every answer is a number or expression
+    (recomputed by sympy from the exercise's data) and the grader accepts each expected
+    answer."""
     from core.exercises import FreeTextAnswer, Grader
     from core.exercises.parameters import split_instance_id
 
@@ -497,7 +506,7 @@ async def generated_exercise_data(instance: Any) -> dict[str, Any]:
         "exercise": base[0] if base else instance.id,
         "title": instance.title,
         "topic": instance.topic,
-        "statement": instance.description or instance.steps[0].prompt,
+        "statement": sheet.statement,
         "steps": [
             {
                 "prompt": step.prompt,
@@ -508,11 +517,9 @@ async def generated_exercise_data(instance: Any) -> dict[str, Any]:
             }
             for step in instance.steps
         ],
-        "solution": "\n".join(
-            step.solution or step.answer.expected_text() for step in instance.steps
-        ),
-        "sources": [f"{base[0] if base else instance.id}.exercise.yaml"],
-        "verified": verified,
+        "solution": sheet.solution,
+        "sources": [citation.label() for citation in sheet.sources],
+        "verified": verified and sheet.verified,
     }
 
 

@@ -26,6 +26,7 @@ from core.embedding.embedder import Embedder
 from core.embedding.minilm_onnx import bundled_embedder
 from core.embedding.ollama_embedder import OllamaEmbedder
 from core.exercises import Grader, SymbolicChecker
+from core.generation import MaterialStore, OllamaStructuredModel
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from core.ledger import ReplyLedger
 from core.llm import ChatModel, OllamaChatModel
@@ -34,6 +35,7 @@ from core.mistakes.outbox import MistakeOutbox
 from core.outages import Outages
 from core.permissions import Authority, CourseCreation, RoleGrants
 from core.practice import ExerciseCatalog, PracticeService
+from core.practice.exercise_writer import ExerciseDrafter, ExerciseWriter
 from core.practice.review import MistakeReview
 from core.reranking import CrossEncoderReranker, EmbeddingReranker, Reranker
 from core.retrieval import RetrievalConfig, Retriever
@@ -107,6 +109,19 @@ def chat_model(settings: Settings, role: ModelRole) -> ChatModel | None:
     if settings.ollama_host is None or model is None:
         return None
     return OllamaChatModel(
+        host=str(settings.ollama_host),
+        model=model,
+        timeout_s=settings.ollama_timeout_s,
+        context_window=settings.ollama_context_window,
+    )
+
+
+def structured_model(settings: Settings, role: ModelRole) -> OllamaStructuredModel | None:
+    """The model held to JSON schemas for `role` (generated exercises, study sets)."""
+    model = settings.ollama_models.get(role)
+    if settings.ollama_host is None or model is None:
+        return None
+    return OllamaStructuredModel(
         host=str(settings.ollama_host),
         model=model,
         timeout_s=settings.ollama_timeout_s,
@@ -213,9 +228,20 @@ def _assemble(
         max_bytes=settings.max_upload_bytes,
         captioner=OllamaCaptioner(llm, vision) if llm is not None and vision else None,
     )
+    generator = structured_model(settings, ModelRole.GENERATE)
+    writer = ExerciseWriter(
+        retriever=retriever,
+        embedder=dense,
+        store=MaterialStore(database),
+        # Verification shares the grader's killable workers: both are short sympy jobs.
+        drafter=ExerciseDrafter(generator, symbolic.pool, timeout_s=settings.ollama_timeout_s * 2)
+        if generator is not None
+        else None,
+    )
     practice = PracticeService(
         store=sessions,
-        catalog=ExerciseCatalog(index, dense),
+        catalog=ExerciseCatalog(index, dense, generated=writer),
+        writer=writer,
         grader=Grader(chat_model(settings, ModelRole.GRADE), symbolic=symbolic),
         outbox=outbox,
         prefix=settings.redis_prefix,

@@ -36,7 +36,7 @@ from core.permissions import Action, effective_roles, require
 from core.practice import PracticeService
 from core.practice.review import MistakeReview, parse_mistake_query
 from core.practice.service import NO_SESSION
-from core.replies import ErrorReply, Notice, Reply, SourceEntry, SourceList
+from core.replies import ErrorReply, ExerciseSheet, Notice, Reply, SourceEntry, SourceList
 from core.requests import Request, Response
 from core.text import shown_name
 from core.throttle import THROTTLED_MESSAGE, RequestThrottle
@@ -91,6 +91,7 @@ class CourseBot:
             "sources": lambda _r, ctx, _a: self._sources(ctx),
             "practice": lambda _r, ctx, arg: self._practice.start(ctx, arg),
             "exercise": lambda _r, ctx, arg: self._practice.exercise(ctx, arg),
+            "solution": lambda _r, ctx, _arg: self._practice.solution(ctx),
             "answer": lambda _r, ctx, arg: self._answer(ctx, arg),
             "hint": lambda _r, ctx, _a: self._practice.hint(ctx),
             "skip": lambda _r, ctx, _a: self._practice.skip(ctx),
@@ -315,10 +316,13 @@ class CourseBot:
             sources, course_id, owner_id=owner, on_progress=on_progress
         )
 
-    async def generate_exercise(self, course: str, topic: str, *, user: str) -> ExerciseDefinition:
-        """The parametric exercise instance `user` would get next on `topic` (not started)."""
+    async def generate_exercise(
+        self, course: str, topic: str, *, user: str, difficulty: str = "medium"
+    ) -> tuple[ExerciseDefinition, ExerciseSheet]:
+        """The exercise `user` would get next on `topic` (not started): written by the model
+        and verified when one is configured, else a parametric instance."""
         ctx = Context(platform="console", course_id=parse_course_id(course), user_id=user)
-        return await self._practice.generate(ctx, topic)
+        return await self._practice.generate(ctx, topic, difficulty)
 
     async def create_course(self, course: str, instructor: str, *, by: str = "console") -> Notice:
         course_id = parse_course_id(course)

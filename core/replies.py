@@ -87,6 +87,22 @@ class StepPrompt:
 
 
 @dataclass(frozen=True, slots=True)
+class ExerciseSheet:
+    """A new exercise as a student reads it before working through it: the statement, the
+    sources it was modelled on, and the worked solution, which every adapter keeps hidden
+    until asked for (a Telegram spoiler, a Discord spoiler, `/solution` in the console).
+    `verified` is true when every answer was recomputed from the exercise's own data."""
+
+    exercise_id: str
+    title: str
+    statement: str
+    solution: str
+    sources: tuple[Citation, ...] = ()
+    verified: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorReply:
     """An error the user caused, already worded for them."""
 
@@ -100,5 +116,17 @@ class IngestSummary:
     report: IngestReport
 
 
-Reply = Answer | Notice | SourceList | DocumentReply | StepPrompt | IngestSummary | ErrorReply
-REPLY_TYPES = (Answer, Notice, SourceList, DocumentReply, StepPrompt, IngestSummary, ErrorReply)
+Reply = (
+    Answer
+    | Notice
+    | SourceList
+    | DocumentReply
+    | StepPrompt
+    | ExerciseSheet
+    | IngestSummary
+    | ErrorReply
+)
+REPLY_TYPES = (
+    Answer, Notice, SourceList, DocumentReply, StepPrompt, ExerciseSheet, IngestSummary,
+    ErrorReply,
+)  # fmt: skip

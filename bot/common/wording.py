@@ -4,7 +4,7 @@ own markup around these plain strings; the words are chosen once, here."""
 from __future__ import annotations
 
 from core.material import FileResult, FileStatus, IngestProgress, IngestReport
-from core.replies import Answer, Citation, SourceEntry, SourceList, StepPrompt
+from core.replies import Answer, Citation, ExerciseSheet, SourceEntry, SourceList, StepPrompt
 from core.text import shown_name
 
 # A citation is never cut across messages, so its label must stay well inside any limit.
@@ -51,6 +51,24 @@ def sources_heading(sources: SourceList) -> str:
 def source_line(entry: SourceEntry) -> str:
     private = ", private" if entry.private else ""
     return f"{shown_name(entry.file_name)} ({entry.kind}, {plural(entry.chunks, 'chunk')}{private})"
+
+
+SOLUTION_LABEL = "Worked solution (hidden until you open it):"
+SOLUTION_COMMAND = "Worked solution: hidden; send /solution to see it."
+MODELLED_ON = "Modelled on:"
+
+
+def sheet_heading(sheet: ExerciseSheet) -> str:
+    return f"New exercise: {sheet.title}"
+
+
+def sheet_notes(sheet: ExerciseSheet) -> list[str]:
+    """What the student should know about where the exercise comes from."""
+    lines = [f"({sheet.note})"] if sheet.note else []
+    if sheet.sources:
+        labels = "; ".join(shown_name(c.label()) for c in sheet.sources)
+        lines.append(f"{MODELLED_ON} {labels}")
+    return lines
 
 
 def step_heading(step: StepPrompt) -> str:

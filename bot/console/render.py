@@ -8,6 +8,7 @@ from core.replies import (
     Answer,
     DocumentReply,
     ErrorReply,
+    ExerciseSheet,
     IngestSummary,
     Notice,
     Reply,
@@ -33,6 +34,10 @@ def render(reply: Reply) -> str:
         case StepPrompt():
             feedback = f"{reply.feedback}\n" if reply.feedback else ""
             return f"{feedback}{wording.step_heading(reply)}\n{reply.prompt}"
+        case ExerciseSheet():
+            # A terminal cannot hide text: the solution waits for /solution.
+            lines = [wording.sheet_heading(reply), reply.statement, *wording.sheet_notes(reply)]
+            return "\n".join([*lines, wording.SOLUTION_COMMAND])
         case ErrorReply(text=text):
             return f"! {text}"
     raise TypeError(f"no console rendering for {type(reply).__name__}")

@@ -42,13 +42,22 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
     async def practice(interaction: discord.Interaction, topic: str) -> None:
         await run(interaction, "practice", topic)
 
+    @tree.command(name="exercise", description=description("exercise"))
+    @app_commands.describe(topic="the topic to practise", difficulty="medium when left out")
+    async def exercise(
+        interaction: discord.Interaction,
+        topic: str,
+        difficulty: Literal["easy", "medium", "hard"] | None = None,
+    ) -> None:
+        await run(interaction, "exercise", f"{topic} {difficulty or ''}".strip())
+
     @tree.command(name="answer", description=description("answer"))
     @app_commands.describe(answer="your answer to the current step")
     async def answer(interaction: discord.Interaction, answer: str) -> None:
         await run(interaction, "answer", answer)
 
     # Commands without options: one registration each, as discord.py needs a function each.
-    for name in ("hint", "skip", "quit", "status", "sources", "staff"):
+    for name in ("hint", "skip", "quit", "status", "solution", "sources", "staff"):
         tree.add_command(_plain_command(name, run))
 
     @tree.command(name="notes", description=description("notes"))

@@ -62,7 +62,7 @@ class Handlers:
         )
         response = await self.core.handle(request)
         step = next((r for r in response.replies if isinstance(r, StepPrompt)), None)
-        if name == "practice" and step is not None and not response.private:
+        if name in ("practice", "exercise") and step is not None and not response.private:
             thread = await self._practice_thread(interaction, step.exercise_title)
             if thread is not None:  # not a DM, not already a thread, allowed to create one
                 await post(thread, render_all(response.replies))

@@ -17,6 +17,7 @@ from core.replies import (
     Answer,
     DocumentReply,
     ErrorReply,
+    ExerciseSheet,
     IngestSummary,
     Notice,
     Reply,
@@ -72,6 +73,8 @@ def render(reply: Reply) -> list[Outgoing]:
         case StepPrompt():
             lead = [*_pieces(reply.feedback), _heading(wording.step_heading(reply))]
             messages = _texts(_pack_text(lead, reply.prompt))
+        case ExerciseSheet():
+            messages = _texts(pack(_sheet_units(reply), MESSAGE_LIMIT))
         case ErrorReply(text=text):
             messages = _texts(_pack_text([], text))
         case _:
@@ -130,6 +133,16 @@ def _answer(answer: Answer) -> list[Outgoing]:
     # The first sources go under the last piece of text; any overflow follows on its own.
     messages[-1] = replace(messages[-1], embeds=batches[0])
     return [*messages, *(Outgoing(embeds=batch) for batch in batches[1:])]
+
+
+def _sheet_units(sheet: ExerciseSheet) -> list[str]:
+    units = [_heading(wording.sheet_heading(sheet)), *_pieces(sheet.statement)]
+    units.extend(f"*{piece}*" for line in wording.sheet_notes(sheet) for piece in _pieces(line))
+    units.append(bold(wording.SOLUTION_LABEL))
+    # Escaping neutralises any `||` in the text, so each piece is exactly one spoiler.
+    room = MESSAGE_LIMIT - len("||||")
+    units.extend(f"||{piece}||" for piece in _pieces(sheet.solution, room))
+    return units
 
 
 def _pieces(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:

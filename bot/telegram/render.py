@@ -21,6 +21,7 @@ from core.replies import (
     Answer,
     DocumentReply,
     ErrorReply,
+    ExerciseSheet,
     IngestSummary,
     Notice,
     Reply,
@@ -70,6 +71,8 @@ def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
             return [_file(reply)]
         case IngestSummary(report=report):
             return _texts([escape(line) for line in wording.ingest_report_lines(report)], limit)
+        case ExerciseSheet():
+            return _texts(_sheet_units(reply, limit), limit)
         case ErrorReply(text=text):
             return _texts(_body(text, limit), limit)
     raise TypeError(f"no Telegram rendering for {type(reply).__name__}")
@@ -84,6 +87,16 @@ def _answer_units(answer: Answer, limit: int) -> list[str]:
         # heading happens to open a message.
         units.append("\n" + bold(wording.SOURCES_HEADING))
         units.extend(escape(line) for line in wording.citation_lines(answer))
+    return units
+
+
+def _sheet_units(sheet: ExerciseSheet, limit: int) -> list[str]:
+    units = [bold(wording.sheet_heading(sheet)), *_body(sheet.statement, limit)]
+    units.extend(piece for line in wording.sheet_notes(sheet) for piece in _italic(line, limit))
+    units.append("\n" + bold(wording.SOLUTION_LABEL))
+    # Every piece in its own spoiler: a solution longer than a message stays hidden too.
+    room = limit - len("<tg-spoiler></tg-spoiler>")
+    units.extend(f"<tg-spoiler>{piece}</tg-spoiler>" for piece in _body(sheet.solution, room))
     return units
 
 

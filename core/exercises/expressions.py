@@ -64,6 +64,17 @@ _FUNCTIONS: dict[str, Any] = {
 }
 _CONSTANTS: dict[str, Any] = {"pi": sympy.pi, "e": sympy.E, "E": sympy.E}
 KNOWN_NAMES = frozenset(_FUNCTIONS) | frozenset(_CONSTANTS)
+# Operations a generated exercise's check may use to recompute its own answer
+# (`diff(f, x)` for a derivative step); never offered to students' answers.
+_CALCULUS: dict[str, Any] = {
+    "diff": sympy.diff,
+    "integrate": sympy.integrate,
+    "limit": sympy.limit,
+    "factorial": sympy.factorial,
+    "binomial": sympy.binomial,
+    "oo": sympy.oo,
+}
+CALCULUS_NAMES = frozenset(_CALCULUS)
 
 _ALLOWED = re.compile(r"[0-9A-Za-z\s+\-*/^(),.]*")
 # A number as Python's tokenizer reads it; digits inside a name (`x2`) are part of the name.
@@ -109,11 +120,16 @@ def normalise_math(text: str) -> str:
     return unicodedata.normalize("NFKC", text).strip()
 
 
-def read_expression(text: str, variables: Iterable[str] | None = None) -> sympy.Expr:
+def read_expression(
+    text: str, variables: Iterable[str] | None = None, *, calculus: bool = False
+) -> sympy.Expr:
     """The expression in `text`. Names that are not functions, constants or `variables` must be
     letters, read as single-letter symbols (`xy` is `x*y`); the caller checks which symbols it
-    accepts. `f'(x) = ...` keeps what follows the last `=`."""
+    accepts. `f'(x) = ...` keeps what follows the last `=`. With `calculus`, `diff`,
+    `integrate`, `limit`, `factorial`, `binomial` and `oo` are known too (checks of generated
+    exercises: they can take long, so those run in a killable worker)."""
     declared = tuple(variables or ())
+    known = KNOWN_NAMES | CALCULUS_NAMES if calculus else KNOWN_NAMES
     text = normalise_math(text)
     if "=" in text:
         text = text.rsplit("=", 1)[1].strip()
@@ -126,10 +142,10 @@ def read_expression(text: str, variables: Iterable[str] | None = None) -> sympy.
         raise UnreadableExpression(f"the character '{bad}' is not allowed")
     if "." in _NUMBER.sub(" 0 ", text):
         raise UnreadableExpression("a '.' may only appear inside a number")
-    text = _split_run_together(text, declared)
+    text = _split_run_together(text, declared, known)
     for name in names_in(text):
-        _check_name(name, declared)
-    local = _local_names(declared)
+        _check_name(name, declared, known)
+    local = _local_names(declared, calculus)
     try:
         raw = parse_expr(
             text,
@@ -274,16 +290,18 @@ def _value_at(expression: sympy.Expr, point: dict[Any, Any]) -> mpmath.mpc | Non
     return result if mpmath.isfinite(result) else None
 
 
-def _split_run_together(text: str, declared: tuple[str, ...]) -> str:
+def _split_run_together(
+    text: str, declared: tuple[str, ...], known: frozenset[str] = KNOWN_NAMES
+) -> str:
     """Names written together, as students do, spaced out: `2xsinx` is `2x sin x`, `pix` is
     `pi x`. Known and declared names are kept whole; other letters become single letters."""
     whole = sorted(
-        (name for name in (*KNOWN_NAMES, *declared) if len(name) > 1), key=len, reverse=True
+        (name for name in (*known, *declared) if len(name) > 1), key=len, reverse=True
     )
 
     def split(match: re.Match[str]) -> str:
         name = match.group("name")
-        if name is None or name in declared or name in KNOWN_NAMES or not name.isalpha():
+        if name is None or name in declared or name in known or not name.isalpha():
             return match.group()
         parts: list[str] = []
         position = 0
@@ -296,18 +314,20 @@ def _split_run_together(text: str, declared: tuple[str, ...]) -> str:
     return _NUMBER_OR_NAME.sub(split, text)
 
 
-def _check_name(name: str, declared: tuple[str, ...]) -> None:
+def _check_name(
+    name: str, declared: tuple[str, ...], known: frozenset[str] = KNOWN_NAMES
+) -> None:
     if keyword.iskeyword(name) or keyword.issoftkeyword(name):
         raise UnreadableExpression(f"'{name}' is not a math name")
-    if name in declared or name in KNOWN_NAMES:
+    if name in declared or name in known:
         return
     if not name.isalpha():
         raise UnreadableExpression(f"unknown name '{name}'")
 
 
 @lru_cache(maxsize=64)
-def _local_names(declared: tuple[str, ...]) -> dict[str, Any]:
-    names: dict[str, Any] = {**_FUNCTIONS, **_CONSTANTS}
+def _local_names(declared: tuple[str, ...], calculus: bool = False) -> dict[str, Any]:
+    names: dict[str, Any] = {**_FUNCTIONS, **_CONSTANTS, **(_CALCULUS if calculus else {})}
     for name in declared:
         names[name] = sympy.Symbol(name)
     return names

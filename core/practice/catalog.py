@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import OrderedDict
+from typing import Protocol
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from core.embedding.embedder import Embedder
 from core.exercises import ExerciseDefinition, draw_instance, parse_exercise
 from core.exercises.parameters import split_instance_id
 from core.index import ChunkIndex
+from core.practice.exercise_writer import WrittenExercise, generated_material_id
 
 # Below this similarity a topic is said not to match any exercise.
 MIN_TOPIC_SIMILARITY = 0.3
@@ -26,7 +28,7 @@ MIN_TOPIC_SIMILARITY = 0.3
 _Key = tuple[str, str, str]  # course, exercise id, sha256 of the source
 
 
-def _source_name(exercise_id: str) -> str:
+def exercise_file_name(exercise_id: str) -> str:
     return f"{exercise_id}.exercise.yaml"
 
 
@@ -84,16 +86,28 @@ def _key(course_id: str, exercise_id: str, source: str) -> _Key:
 
 
 def _parse_all(sources: dict[str, str]) -> dict[str, ExerciseDefinition]:
-    return {eid: parse_exercise(source, _source_name(eid)) for eid, source in sources.items()}
+    return {eid: parse_exercise(source, exercise_file_name(eid)) for eid, source in sources.items()}
+
+
+class GeneratedExercises(Protocol):
+    async def load(self, ctx: Context, exercise_id: str) -> WrittenExercise | None: ...
 
 
 class ExerciseCatalog:
+    """The course's guided exercises (from the index), their parametric instances, and the
+    exercises a model wrote for this student (`gen-{id}`, from `generated`)."""
+
     def __init__(
-        self, index: ChunkIndex, embedder: Embedder, cache: DefinitionCache | None = None
+        self,
+        index: ChunkIndex,
+        embedder: Embedder,
+        cache: DefinitionCache | None = None,
+        generated: GeneratedExercises | None = None,
     ) -> None:
         self.index = index
         self.embedder = embedder
         self.cache = cache if cache is not None else DefinitionCache()
+        self.generated = generated
         self._instances: OrderedDict[_Key, ExerciseDefinition] = OrderedDict()
 
     async def all(self, ctx: Context) -> list[ExerciseDefinition]:
@@ -124,12 +138,19 @@ class ExerciseCatalog:
     async def get(self, ctx: Context, exercise_id: str) -> ExerciseDefinition | None:
         """The exercise, or the instance of a parametric one (`{id}-v{seed}`: its base
         definition with that seed's values)."""
+        if generated_material_id(exercise_id) is not None:
+            written = await self.written(ctx, exercise_id)
+            return written.definition if written else None
         instance = split_instance_id(exercise_id)
         if instance is not None:
             base = await self._get(ctx, instance[0])
             if base is not None and base.parametric:
                 return await self.instance(ctx, base, instance[1])
         return await self._get(ctx, exercise_id)
+
+    async def written(self, ctx: Context, exercise_id: str) -> WrittenExercise | None:
+        """A generated exercise of this student's, with its statement and solution."""
+        return await self.generated.load(ctx, exercise_id) if self.generated else None
 
     async def instance(
         self, ctx: Context, base: ExerciseDefinition, seed: int

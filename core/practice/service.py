@@ -49,8 +49,10 @@ from core.exercises import (
 from core.exercises.parameters import instance_seed, split_instance_id
 from core.mistakes import MistakeEntry
 from core.mistakes.outbox import MistakeOutbox
-from core.practice.catalog import ExerciseCatalog
-from core.replies import Notice, Reply, StepPrompt
+from core.practice.catalog import ExerciseCatalog, exercise_file_name
+from core.practice.exercise_writer import ExerciseWriter
+from core.practice.sheets import course_sheet, worked_solution
+from core.replies import ExerciseSheet, Notice, Reply, StepPrompt
 from core.reply_codec import from_data, to_data
 from core.sessions import SessionStore, Versioned, session_key
 
@@ -81,9 +83,11 @@ class PracticeService:
         prefix: str,
         ttl: timedelta,
         clock: Clock = _now,
+        writer: ExerciseWriter | None = None,
     ) -> None:
         self.store = store
         self.catalog = catalog
+        self.writer = writer
         self.grader = grader
         self.outbox = outbox
         self.prefix = prefix
@@ -107,31 +111,66 @@ class PracticeService:
         return await self._begin(ctx, definition, fresh=fresh)
 
     async def exercise(self, ctx: Context, argument: str) -> list[Reply]:
-        """`/exercise TOPIC [easy|medium|hard]`: a drawn instance of the course's parametric
-        exercise on the topic (without an LLM; the difficulty is not used yet)."""
-        words = argument.split()
-        if words and words[-1].lower() in DIFFICULTIES:
-            words = words[:-1]
-        topic = " ".join(words)
-        if not topic:
-            raise BadInputError("Which topic? Use /exercise TOPIC [easy|medium|hard].")
+        """`/exercise TOPIC [easy|medium|hard]`: a new exercise on the topic, written by the
+        model and verified when one is configured, else a drawn instance of the course's
+        parametric exercise on it; its sheet (solution hidden), then its first step."""
+        topic, difficulty = parse_exercise_argument(argument)
+        busy = await self._busy(ctx)
+        if busy is not None:  # before writing one: that costs a model call
+            return [busy]
+        if self.writer is not None and self.writer.available:
+            written = await self.writer.write(ctx, topic, difficulty)
+            return await self._begin(ctx, written.definition, fresh=False, sheet=written.sheet())
         definition = await self.catalog.find(ctx, topic, parametric=True)
         if definition is None:
             raise BadInputError(f"I have no generated exercise about '{topic}' in this course.")
-        return await self._begin(ctx, definition, fresh=False)
+        return await self._begin(ctx, definition, fresh=False, sheet=True)
 
-    async def generate(self, ctx: Context, topic: str) -> ExerciseDefinition:
-        """The instance this student would get next on `topic`, without starting it."""
+    async def solution(self, ctx: Context) -> list[Reply]:
+        """`/solution`: the worked solution of the student's current (or last) exercise."""
+        state = self._state(await self.store.get(self._key(ctx)))
+        if state is None:
+            return [Notice(NO_SESSION)]
+        written = await self.catalog.written(ctx, state.exercise_id)
+        if written is not None:
+            return [Notice(written.solution, title=f"Solution: {written.definition.title}")]
+        definition = await self.catalog.get(ctx, state.exercise_id)
+        if definition is None:
+            return [Notice("That exercise was removed from the course. " + NO_SESSION)]
+        return [Notice(worked_solution(definition), title=f"Solution: {definition.title}")]
+
+    async def generate(
+        self, ctx: Context, topic: str, difficulty: str = "medium"
+    ) -> tuple[ExerciseDefinition, ExerciseSheet]:
+        """The exercise this student would get next on `topic`, without starting it: written
+        (and stored) by the model when one is configured, else the next parametric draw."""
+        if self.writer is not None and self.writer.available:
+            written = await self.writer.write(ctx, topic, difficulty)
+            return written.definition, written.sheet()
         definition = await self.catalog.find(ctx, topic, parametric=True)
         if definition is None:
             raise BadInputError(f"I have no generated exercise about '{topic}' in this course.")
         stored = await self.store.get(self._attempts_key(ctx, definition.id))
         attempt = int(stored.value) + 1 if stored else 1
-        return await self._instance(ctx, definition, attempt)
+        instance = await self._instance(ctx, definition, attempt)
+        return instance, course_sheet(instance, exercise_file_name(definition.id), drawn=True)
+
+    async def _busy(self, ctx: Context) -> Notice | None:
+        current = self._state(await self.store.get(self._key(ctx)))
+        if current is None or current.status is not Status.IN_PROGRESS or self._expired(current):
+            return None
+        return _busy_notice(current)
 
     async def _begin(
-        self, ctx: Context, definition: ExerciseDefinition, *, fresh: bool
+        self,
+        ctx: Context,
+        definition: ExerciseDefinition,
+        *,
+        fresh: bool,
+        sheet: ExerciseSheet | bool = False,
     ) -> list[Reply]:
+        """Start `definition` (a fresh draw of a parametric one); with `sheet`, its sheet
+        (True: the course exercise's own) comes before the first step."""
         base = definition
         key = self._key(ctx)
         for _ in range(_MAX_RACES):
@@ -142,19 +181,18 @@ class PracticeService:
             busy = current is not None and current.status is Status.IN_PROGRESS
             same = current is not None and _base_id(current.exercise_id) == base.id
             if busy and not self._expired(current) and not (fresh and same and base.parametric):
-                return [
-                    Notice(
-                        f"You already have '{current.exercise_id}' open: answer it, "
-                        "or send /skip, /hint or /quit."
-                    )
-                ]
+                return [_busy_notice(current)]
             if base.parametric:
                 definition = await self._draw(ctx, base)
             now = self.clock()
             moved = transition(ExerciseState.new(definition, now), Start(now), definition, None)
             replies = await self._commit(ctx, key, stored, moved, definition)
             if replies is not None:
-                return replies
+                if sheet is True:
+                    sheet = course_sheet(
+                        definition, exercise_file_name(base.id), drawn=base.parametric
+                    )
+                return [sheet, *replies] if isinstance(sheet, ExerciseSheet) else replies
         raise RuntimeError("session kept changing while starting an exercise")
 
     async def answer(self, ctx: Context, text: str) -> list[Reply]:
@@ -385,6 +423,25 @@ class _Record:
         return json.dumps(
             {"state": state, "applied": self.applied, "replies": to_data(self.replies)}
         )
+
+
+def parse_exercise_argument(argument: str) -> tuple[str, str]:
+    """`TOPIC [easy|medium|hard]` -> (topic, difficulty); medium when none is named."""
+    words = argument.split()
+    difficulty = "medium"
+    if words and words[-1].lower() in DIFFICULTIES:
+        difficulty = words.pop().lower()
+    topic = " ".join(words)
+    if not topic:
+        raise BadInputError("Which topic? Use /exercise TOPIC [easy|medium|hard].")
+    return topic, difficulty
+
+
+def _busy_notice(current: ExerciseState) -> Notice:
+    return Notice(
+        f"You already have '{current.exercise_id}' open: answer it, "
+        "or send /skip, /hint or /quit."
+    )
 
 
 def _base_id(exercise_id: str) -> str:

@@ -147,8 +147,19 @@ def test_a_file_name_with_a_newline_keeps_every_listing_on_its_lines(
     ]
 
 
+@pytest.mark.parametrize(
+    ("topic", "source"),
+    [
+        ("Limits", "limit-difference-of-squares.exercise.yaml"),
+        ("derivatives", "power-rule-drill.exercise.yaml"),
+    ],
+)
 def test_generate_exercise_gives_each_user_a_verified_instance(
-    data_dir: Path, sample_course: Path, capsys: pytest.CaptureFixture[str]
+    data_dir: Path,
+    sample_course: Path,
+    capsys: pytest.CaptureFixture[str],
+    topic: str,
+    source: str,
 ) -> None:
     import json
 
@@ -156,13 +167,17 @@ def test_generate_exercise_gives_each_user_a_verified_instance(
     capsys.readouterr()
     seen = []
     for user in ("ann", "dan", "eve"):
-        command = ["generate", "exercise", "--course", "sample", "--topic", "Limits"]
+        command = ["generate", "exercise", "--course", "sample", "--topic", topic]
         assert main([*command, "--user", user, "--json"]) == 0
         data = json.loads(capsys.readouterr().out)
-        assert data["sources"] == ["limit-difference-of-squares.exercise.yaml"]
+        assert data["sources"] == [source]
+        # verified: the grader accepted each step's own expected answer.
         assert data["verified"] is True
         assert all(step["prompt"] and step["answer"] for step in data["steps"])
-        assert data["solution"]
-        seen.append(data["statement"])
-    assert len(set(seen)) == 3
+        for step in data["steps"]:
+            assert all(step["answer"] not in hint for hint in step["hints"])
+        assert data["solution"] and "{{" not in data["solution"]
+        seen.append(json.dumps(data["steps"]))
+    assert len(set(seen)) == 3  # three users, three different sets of data
     assert main(["generate", "exercise", "--course", "sample", "--topic", "Astronomy"]) == 1
+    assert capsys.readouterr().err.strip().count("\n") == 0  # one clear line

@@ -185,3 +185,19 @@ async def test_a_replayed_console_request_gets_the_same_reply(bot: CourseBot) ->
     first = await bot.handle(request)
     assert first.replies and first == await bot.handle(request)
     assert speaker.request("/status").message_id != request.message_id
+
+
+async def test_an_exercise_keeps_its_solution_until_solution_is_asked_for(
+    bot: CourseBot,
+) -> None:
+    from support.paths import SAMPLE_COURSE
+
+    exercise = SAMPLE_COURSE / "exercises" / "power-rule-drill.exercise.yaml"
+    assert (await bot.ingest_files("sample", [SourceFile.at(exercise)])).failed == []
+    shown = await chat(bot, ["/exercise derivatives"])
+    assert "New exercise: The power rule with drawn coefficients" in shown
+    assert "hidden; send /solution to see it" in shown
+    assert "f'(x) =" not in shown and "step 1/2" in shown
+    solution = await chat(bot, ["/solution"])
+    assert "Solution: The power rule with drawn coefficients" in solution
+    assert "f'(x) =" in solution

@@ -49,6 +49,7 @@ COURSE_FILES = (
     SAMPLE_COURSE / "syllabus.md",
     SAMPLE_COURSE / "exercises" / "derivative-product-rule.exercise.yaml",
     SAMPLE_COURSE / "exercises" / "limits-basics.exercise.yaml",
+    SAMPLE_COURSE / "exercises" / "power-rule-drill.exercise.yaml",
 )
 OPERATOR = Member(platform="discord", user_id="discord:setup")
 

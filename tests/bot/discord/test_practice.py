@@ -160,3 +160,24 @@ async def test_a_moderator_gets_the_chart_and_the_csv_privately(app) -> None:
 def test_slash_options_become_the_cores_mistake_query() -> None:
     assert mistakes_argument(None, None, False) == ""
     assert mistakes_argument("power rule", None, True) == "--skill 'power rule' --csv"
+
+
+async def test_an_exercise_hides_its_solution_in_spoilers_and_runs_in_a_thread(app) -> None:
+    import re
+
+    sent = await app.run("exercise", ALICE, IN_COURSE, topic="derivatives", difficulty="easy")
+    [thread_id] = app.fake.threads
+    posted = "\n".join(m.content for m in app.fake.channel_messages(thread_id))
+    assert "**New exercise: The power rule with drawn coefficients**" in posted
+    # The solution is in the thread, every piece of it inside a spoiler.
+    hidden = re.findall(r"\|\|(.+?)\|\|", posted, re.S)
+    assert hidden and "f'(x) =" in hidden[0]
+    assert "f'(x) =" not in re.sub(r"\|\|.+?\|\|", "", posted, flags=re.S)
+    assert "step 1/2" in posted
+    assert "continues in" in sent[-1].content
+    # The guided session runs on this instance: its own solution's answer is graded right.
+    expected = re.search(r"= (\d+) x\^(\d+)\.", hidden[0])
+    assert expected is not None, hidden[0]
+    answer = f"{expected.group(1)} x^{expected.group(2)}"
+    right = await app.run("answer", ALICE, in_thread(thread_id), answer=answer)
+    assert right[-1].content.startswith("✓") and "step 2/2" in right[-1].content

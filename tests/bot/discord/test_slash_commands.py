@@ -51,6 +51,8 @@ DEAN = Person(1_000_000_000_000_000_008, "dean", permissions=MANAGE_GUILD)
 COMMANDS = {
     "ask": {"question": FINAL_EXAM},
     "practice": {"topic": "derivative-product-rule"},
+    "exercise": {"topic": "derivatives", "difficulty": "hard"},
+    "solution": {},
     "answer": {"answer": "2x"},
     "hint": {},
     "skip": {},
@@ -73,6 +75,7 @@ COMMANDS = {
 # practice and bindings are for the channel.
 PRIVATE = {
     "hint",
+    "solution",
     "status",
     "notes",
     "ingest",

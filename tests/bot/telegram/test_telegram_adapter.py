@@ -902,3 +902,23 @@ async def test_a_long_ingestion_does_not_delay_questions_in_the_same_group(
     assert "Room B214" in reply
     assert delay < 0.5, f"the question waited {delay:.2f} s more behind the ingestion"
     assert "1 of 1 file ingested" in texts(await upload, "editMessageText")[-1]
+
+
+async def test_an_exercise_arrives_with_its_solution_in_a_spoiler_and_runs_guided(
+    tg: TelegramBot,
+) -> None:
+    await course_in_dm(tg, ALICE)
+    sent = sent_messages(await tg.say(dm(ALICE), ALICE, "/exercise derivatives easy"))
+    html = "\n".join(call.text for call in sent)
+    assert "<b>New exercise: The power rule with drawn coefficients</b>" in html
+    # The worked solution is there, but only inside spoilers (shown when tapped).
+    hidden = re.findall(r"<tg-spoiler>(.*?)</tg-spoiler>", html, re.S)
+    assert hidden and "f'(x) =" in hidden[0]
+    assert "f'(x) =" not in re.sub(r"<tg-spoiler>.*?</tg-spoiler>", "", html, flags=re.S)
+    assert "step 1/2" in joined(sent)
+    # The guided session runs on this very instance: its own solution's answer is right.
+    expected = re.search(r"= (\d+ x\^\d+)\.", hidden[0])
+    assert expected is not None
+    right = joined(await tg.say(dm(ALICE), ALICE, expected.group(1)))
+    assert "✓" in right and "step 2/2" in right
+    assert "f'(x) =" in joined(await tg.say(dm(ALICE), ALICE, "/solution"))

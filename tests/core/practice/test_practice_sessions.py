@@ -24,7 +24,7 @@ from core.mistakes import MistakeLog
 from core.mistakes.outbox import MistakeOutbox
 from core.outages import Outages
 from core.practice import ExerciseCatalog, PracticeService
-from core.replies import Notice, StepPrompt
+from core.replies import ExerciseSheet, Notice, StepPrompt
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
 from ingestion import Ingestor, SourceFile
 
@@ -264,7 +264,16 @@ async def test_exercise_command_starts_a_generated_exercise_on_a_topic(
 ) -> None:
     practice = world.service(store)
     started = await practice.exercise(msg("lee"), "Limits hard")
-    assert isinstance(started[0], StepPrompt)
-    assert "(x^2 -" in started[0].prompt
+    sheet, first = started[0], started[1]
+    assert isinstance(sheet, ExerciseSheet) and sheet.verified
+    assert sheet.exercise_id.startswith("limit-difference-of-squares-v")
+    assert sheet.sources[0].file_name == "limit-difference-of-squares.exercise.yaml"
+    # The hidden solution is the instance's own answers, not the template's placeholders.
+    assert "{{" not in sheet.solution and sheet.solution.startswith("Step 1:")
+    assert isinstance(first, StepPrompt)
+    assert "(x^2 -" in first.prompt
+    # /solution shows it again while the exercise is open.
+    shown = await practice.solution(msg("lee"))
+    assert shown[0].text == sheet.solution  # type: ignore[union-attr]
     with pytest.raises(BadInputError, match="no generated exercise about 'astronomy'"):
         await practice.exercise(msg("kim"), "astronomy")
