@@ -1,0 +1,148 @@
+"""How long lesson rendering takes: a deck per reading profile on each engine, and each
+formula of a course-material corpus on its own (LaTeX to Typst conversion plus the Typst
+probe compile that decides whether it typesets), plus the PDF checks.
+
+Each deck is the extractive deck built from small sample chunks (four sections, display and
+inline math), rendered `--repeat` times; the median is printed in ms per deck and per slide.
+The pdflatex engine is timed only where `pdflatex` is installed. Nothing is asserted.
+
+Run: python bench/lesson_render.py [--repeat 5] [--slides 3-6]"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import structlog
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.index.chunk_index import SearchHit
+from core.index.payload import ChunkRecord
+from core.lessons import (
+    Engine,
+    Profile,
+    SlideBounds,
+    build_extractive_deck,
+    check_pdf,
+    pdflatex_available,
+    render_deck,
+)
+from core.lessons.math import _convert
+
+CHUNKS = [
+    ("calculus-week3.pdf", 4, "The derivative",
+     "The derivative of a function measures how fast its value changes. Formally, the "
+     "derivative of $f$ at $a$ is a limit: $$f'(a) = \\lim_{h \\to 0} \\frac{f(a+h) - f(a)}{h}$$ "
+     "If this limit exists, $f$ is differentiable at $a$. Geometrically, $f'(a)$ is the slope "
+     "of the tangent line at $(a, f(a))$."),
+    ("calculus-week3.pdf", 5, "Rules of differentiation",
+     "- The power rule: the derivative of $x^n$ is $n x^{n-1}$.\n- The product rule: "
+     "$(fg)' = f'g + fg'$.\n- The chain rule differentiates a composition. "
+     "\\[ \\frac{d}{dx} f(g(x)) = f'(g(x))\\, g'(x) \\]\n- Derivatives of sums are sums of "
+     "derivatives."),
+    ("calculus-week3.pdf", 6, "Derivatives and motion",
+     "Velocity is the derivative of position with respect to time. Acceleration is the "
+     "derivative of velocity; it is the second derivative of position."),
+    ("lecture-notes.md", None, "Common mistakes",
+     "Students often forget the chain rule when differentiating $\\sin(x^2)$. The derivative "
+     "of a constant is zero, not the constant itself."),
+]  # fmt: skip
+
+FORMULAS = [
+    r"\frac{a}{b} + \dfrac{1}{1+x^2}", r"\lim_{x \to 0} \frac{\sin x}{x} = 1",
+    r"\sum_{k=1}^{n} k = \frac{n(n+1)}{2}", r"\int_0^1 x^2 \, dx = \frac{1}{3}",
+    r"\oint_C \vec{F} \cdot d\vec{r}", r"\begin{pmatrix} a & b \\ c & d \end{pmatrix}",
+    r"A = \begin{bmatrix} 1 & 0 & 0 \\ 0 & 1 & 0 \\ 0 & 0 & 1 \end{bmatrix}",
+    r"|x| = \begin{cases} x & \text{if } x \ge 0 \\ -x & \text{otherwise} \end{cases}",
+    r"\begin{aligned} f(x) &= (x+1)^2 \\ &= x^2 + 2x + 1 \end{aligned}",
+    r"\alpha + \beta = \gamma, \quad \Delta \Omega \varepsilon \theta",
+    r"\hat{x}, \bar{y}, \tilde{z}, \dot{q}, \vec{v}", r"x_i^2 + y_{ij}^{n+1}",
+    r"\frac{\partial^2 u}{\partial t^2} = c^2 \nabla^2 u",
+    r"x = \frac{-b \pm \sqrt{b^2-4ac}}{2a}", r"\prod_{i=1}^{n} (1 + x_i)",
+    r"\binom{n}{k} = \frac{n!}{k!(n-k)!}", r"e^{i\pi} + 1 = 0",
+    r"\mathbb{R}^n, \mathbf{x} \in \mathcal{X}", r"P(A \mid B) = \frac{P(B \mid A) P(A)}{P(B)}",
+    r"\overline{AB}, \underline{x}", r"\frac{1}{",
+]  # fmt: skip
+
+
+def _hits() -> list[SearchHit]:
+    return [
+        SearchHit(
+            chunk=ChunkRecord(
+                id=f"c{n}",
+                course_id="sample",
+                document_id=f"sample/{name}",
+                file_name=name,
+                text=text,
+                page=page,
+                section=section,
+                kind="notes",
+                visibility="public",
+                owner_id=None,
+                chunk_index=n,
+            ),
+            score=1.0 - n / 10,
+        )
+        for n, (name, page, section, text) in enumerate(CHUNKS)
+    ]
+
+
+def _median_ms(run: Callable[[], object], repeat: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = run()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times), result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5, help="renders per deck (median kept)")
+    parser.add_argument("--slides", default="3-6", help="slide bounds of each deck, e.g. 3-6")
+    args = parser.parse_args(argv)
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    bounds = SlideBounds.parse(args.slides)
+    engines = [Engine.TYPST] + ([Engine.PDFLATEX] if pdflatex_available() else [])
+    render_deck(build_extractive_deck("derivatives", _hits(), bounds=bounds))  # warm fonts
+
+    print(f"decks ({args.slides} slides, median of {args.repeat})")
+    print(f"{'engine':<9} {'profile':<9} {'slides':>6} {'ms/deck':>9} {'ms/slide':>9} "
+          f"{'check ms':>9} {'KiB':>6} problems")  # fmt: skip
+    for engine in engines:
+        for profile in Profile:
+            deck = build_extractive_deck("derivatives", _hits(), profile=profile, bounds=bounds)
+            if engine is Engine.PDFLATEX and profile is Profile.VISUAL:
+                continue  # rendered by Typst whatever the setting (figures need alt text)
+            ms, pdf = _median_ms(lambda d=deck, e=engine: render_deck(d, engine=e), args.repeat)
+            assert isinstance(pdf, bytes)
+            check_ms, problems = _median_ms(lambda p=pdf, f=profile: check_pdf(p, f), 1)
+            n = len(deck.slides)
+            print(f"{engine.value:<9} {profile.value:<9} {n:>6} {ms:>9.1f} {ms / n:>9.1f} "
+                  f"{check_ms:>9.1f} {len(pdf) / 1024:>6.0f} {len(problems)}")  # fmt: skip
+
+    print("\nformulas (conversion + Typst probe compile, uncached, median of 5)")
+    print(f"{'ms':>7}  typesets  formula")
+    total = []
+    for formula in FORMULAS:
+
+        def convert(f: str = formula) -> object:
+            _convert.cache_clear()
+            return _convert(f)
+
+        ms, result = _median_ms(convert, 5)
+        total.append(ms)
+        ok = getattr(result, "ok", False)
+        print(f"{ms:>7.2f}  {'yes' if ok else 'SOURCE':<8}  {formula[:60]}")
+    print(f"median {statistics.median(total):.2f} ms, max {max(total):.2f} ms per formula")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

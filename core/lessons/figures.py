@@ -1,0 +1,132 @@
+"""Figures for the visual profile: the cited page of a course PDF rendered as an image
+(pypdfium2), or, when no page can be had, a diagram of the slide drawn with matplotlib.
+Each comes with the alt text the PDF carries for it."""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import textwrap
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import structlog
+from matplotlib.figure import Figure
+
+from core.lessons.models import Citation, Slide
+
+log = structlog.get_logger(__name__)
+
+PAGE_IMAGE_WIDTH_PX = 900
+MAX_PAGE_PIXELS = 4_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class SlideFigure:
+    png: bytes
+    alt: str
+    caption: str
+
+
+class PageImages:
+    """The course PDFs a deck cites, by file name, rendered a page at a time on demand
+    (cached: a deck often cites the same page twice). Files that are not PDFs, are missing
+    or cannot be read give no image."""
+
+    def __init__(self, sources: Mapping[str, Path | str]) -> None:
+        self._sources = {name: Path(path) for name, path in sources.items()}
+        self._cache: dict[tuple[str, int], bytes | None] = {}
+        self._lock = threading.Lock()  # pdfium is not thread-safe
+
+    def page_png(self, file_name: str, page: int) -> bytes | None:
+        key = (file_name, page)
+        with self._lock:
+            if key not in self._cache:
+                self._cache[key] = self._render(file_name, page)
+            return self._cache[key]
+
+    def _render(self, file_name: str, page: int) -> bytes | None:
+        path = self._sources.get(file_name)
+        if path is None or path.suffix.lower() != ".pdf" or not path.is_file():
+            return None
+        try:
+            pdf = pdfium.PdfDocument(path)
+        except pdfium.PdfiumError as error:
+            log.warning("cited PDF cannot be opened", file=file_name, error=str(error))
+            return None
+        try:
+            if not 1 <= page <= len(pdf):
+                return None
+            pdf_page = pdf[page - 1]
+            width, height = pdf_page.get_size()
+            scale = PAGE_IMAGE_WIDTH_PX / max(width, 1.0)
+            if width * height * scale * scale > MAX_PAGE_PIXELS:  # an absurd page size
+                scale = (MAX_PAGE_PIXELS / max(width * height, 1.0)) ** 0.5
+            image = pdf_page.render(scale=scale).to_pil()
+            out = io.BytesIO()
+            image.convert("RGB").save(out, format="PNG", optimize=True)
+            return out.getvalue()
+        except pdfium.PdfiumError as error:
+            log.warning(
+                "cited PDF page cannot be rendered", file=file_name, page=page, error=str(error)
+            )
+            return None
+        finally:
+            pdf.close()
+
+
+def figure_for(slide: Slide, pages: PageImages | None) -> SlideFigure:
+    """The slide's figure: the first cited PDF page that renders, else a diagram."""
+    if pages is not None:
+        for citation in slide.citations:
+            if citation.page is None:
+                continue
+            png = pages.page_png(citation.file, citation.page)
+            if png is not None:
+                return SlideFigure(png, _page_alt(citation, slide), citation.label())
+    return concept_diagram(slide)
+
+
+def _page_alt(citation: Citation, slide: Slide) -> str:
+    where = f"page {citation.page} of {citation.file}"
+    section = f", section {citation.section}" if citation.section else ""
+    return f"Image of {where}{section}, the course material for: {slide.title}."
+
+
+def concept_diagram(slide: Slide) -> SlideFigure:
+    """A hub-and-spoke diagram: the slide's title in the middle, a short label for each of
+    its points around it, numbered in reading order."""
+    labels = [_short_label(item) for item in slide.content[:6]] or [_short_label(slide.title)]
+    fig = Figure(figsize=(4.2, 3.6), dpi=150)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(-1.6, 1.6)
+    ax.set_ylim(-1.35, 1.35)
+    ax.axis("off")
+    hub = textwrap.fill(slide.title, 18)
+    hub_box = {"boxstyle": "round,pad=0.5", "fc": "#d9e8fb", "ec": "#1f4e79", "lw": 1.2}
+    ax.text(0, 0, hub, ha="center", va="center", fontsize=10, weight="bold", color="#102a43",
+            bbox=hub_box)  # fmt: skip
+    count = len(labels)
+    for n, label in enumerate(labels):
+        angle = math.pi / 2 - 2 * math.pi * n / count
+        x, y = 1.05 * math.cos(angle), 0.95 * math.sin(angle)
+        ax.annotate("", xy=(0.62 * x, 0.62 * y), xytext=(0.28 * x, 0.28 * y),
+                    arrowprops={"arrowstyle": "-|>", "color": "#486581", "lw": 1.2})  # fmt: skip
+        ax.text(x, y, f"{n + 1}. {textwrap.fill(label, 16)}", ha="center", va="center",
+                fontsize=8, color="#102a43",
+                bbox={"boxstyle": "round,pad=0.35", "fc": "#fff4d6", "ec": "#b7791f"})  # fmt: skip
+    out = io.BytesIO()
+    fig.savefig(out, format="png")
+    listed = "; ".join(f"{n + 1}. {label}" for n, label in enumerate(labels))
+    alt = f"Diagram of {slide.title}, linked to its points: {listed}."
+    return SlideFigure(out.getvalue(), alt, "Diagram of the slide's points")
+
+
+def _short_label(text: str, words: int = 5) -> str:
+    plain = re.sub(r"\$[^$]*\$", "(formula)", text)
+    parts = plain.split()
+    return " ".join(parts[:words]) + ("…" if len(parts) > words else "")

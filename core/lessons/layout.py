@@ -1,0 +1,107 @@
+"""Text cut into lines before any engine sees it.
+
+Every engine gets its text already wrapped to the profile's `line_chars`, with explicit
+line breaks: the rule "at most N characters a line" then holds whatever the glyph widths
+are, and the column is made wide enough that the engine never needs to wrap again. Inline
+math counts by its LaTeX source, longer than what it typesets to, so it errs short."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.lessons.math import split_inline, to_typst
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A piece of a line: text, typeset math (`math` is Typst), or math shown as its source."""
+
+    text: str = ""
+    math: str | None = None
+    source: str | None = None
+    glue: bool = False  # no space before it ("$x$." keeps its full stop attached)
+
+    def width(self) -> int:
+        if self.math is not None or self.source is not None:
+            return len(self.source or "") + 2
+        return len(self.text)
+
+
+Line = list[Run]
+
+
+def wrap_plain(text: str, width: int) -> list[str]:
+    """Greedy word wrap; a word longer than `width` is cut."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        while len(word) > width:
+            if current:
+                lines.append(current)
+                current = ""
+            lines.append(word[:width])
+            word = word[width:]
+        if not word:
+            continue
+        if not current:
+            current = word
+        elif len(current) + 1 + len(word) <= width:
+            current += " " + word
+        else:
+            lines.append(current)
+            current = word
+    if current:
+        lines.append(current)
+    return lines
+
+
+def wrap_chars(text: str, width: int) -> list[str]:
+    """Cut at any character (for formula sources, which have few spaces)."""
+    text = " ".join(text.split())
+    return [text[i : i + width] for i in range(0, len(text), width)] or [""]
+
+
+def wrap_rich(text: str, width: int, *, with_math: bool = True) -> list[Line]:
+    """`text` with `$...$` inline math, wrapped to `width` characters a line."""
+    atoms: list[Run] = []
+    previous = ""
+    for kind, value in split_inline(text) if with_math else [("text", text)]:
+        glue = bool(atoms) and not previous[-1:].isspace() and not value[:1].isspace()
+        if kind == "math":
+            converted = to_typst(value)
+            if converted.ok:
+                atoms.append(Run(math=converted.typst, source=value, glue=glue))
+            else:
+                atoms.append(Run(text=f"${value}$", glue=glue))  # shown as written, never dropped
+            previous = "$"
+        else:
+            for n, word in enumerate(value.split()):
+                atoms.append(Run(text=word, glue=glue and n == 0))
+            previous = value
+    lines: list[Line] = []
+    current: Line = []
+    used = 0
+    for atom in atoms:
+        pieces = [atom]
+        if atom.math is None and len(atom.text) > width:
+            pieces = [Run(text=p) for p in wrap_chars(atom.text, width)]
+        for piece in pieces:
+            need = piece.width() + (1 if current and not piece.glue else 0)
+            if current and used + need > width:
+                lines.append(current)
+                current, used = [], 0
+                need = piece.width()
+                piece = Run(piece.text, piece.math, piece.source, glue=False)
+            current.append(piece)
+            used += need
+    if current:
+        lines.append(current)
+    return lines
+
+
+def line_text(line: Line) -> str:
+    out = ""
+    for n, run in enumerate(line):
+        shown = run.text if run.math is None else f"${run.source}$"
+        out += shown if n == 0 or run.glue else " " + shown
+    return out

@@ -1,0 +1,270 @@
+"""What each reading profile means, as numbers the renderer lays out with and the PDF checks
+hold it to, and the content rules applied to a deck before it is rendered (`adapt_deck`).
+
+Sources: British Dyslexia Association style guide (sans-serif, 12-14 pt or larger, line
+spacing 1.5, cream or pastel background, no italics, underline or capitals for emphasis,
+left-aligned, lines of 60-70 characters); WCAG 2.x SC 1.4.3 (contrast 4.5:1), 1.4.8 (at most
+80 characters a line, no justification) and 1.4.12 (line height 1.5); W3C "Making content
+usable for people with cognitive and learning disabilities" (one idea per item, short
+chunks, clear position in the sequence, a summary).
+
+Page: Typst's `presentation-16-9` slide, 297 mm x 167.06 mm, as wide as an A4 page is long.
+Sizes given for A4 scale with the page's longer side, so "14 pt on A4" is 14 pt here and
+would be 14 x 720 / 842 = 12 pt on a 10-inch slide (`minimum_body_pt`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+import structlog
+
+from core.lessons.models import Deck, Profile, Slide, SlideBounds, SlideKind
+
+log = structlog.get_logger(__name__)
+
+T = TypeVar("T")
+
+SLIDE_WIDTH_PT = 841.89  # 297 mm
+SLIDE_HEIGHT_PT = 473.56  # 167.0625 mm
+A4_LONG_SIDE_PT = 841.89
+
+ADHD_MAX_BULLETS = 4
+ADHD_MAX_WORDS_PER_BULLET = 25
+RECAP_TITLE = "Recap"
+
+
+def minimum_body_pt(page_width: float, page_height: float, a4_pt: float = 14.0) -> float:
+    """`a4_pt` on an A4 page, scaled by the longer side to a page of another size."""
+    return a4_pt * max(page_width, page_height) / A4_LONG_SIDE_PT
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileStyle:
+    """Layout numbers for one profile. The renderer reads them; tests override one field to
+    produce a PDF that breaks one rule on purpose."""
+
+    font: str = "DejaVu Sans"
+    mono_font: str = "DejaVu Sans Mono"
+    body_pt: float = 20.0
+    title_pt: float = 28.0
+    small_pt: float = 14.0  # marker, citations, source of a formula that failed
+    min_body_pt: float = 12.0  # the fit loop never shrinks text below this
+    leading_em: float = 0.65  # Typst's gap between lines (cap height to baseline)
+    line_chars: int = 64  # text is wrapped to at most this many characters a line
+    text_color: str = "#1a1a1a"
+    muted_color: str = "#3d3d3d"  # citations and marker, still well above 4.5:1
+    background: str = "#ffffff"
+    justify: bool = False
+    italic_titles: bool = False  # only ever True in tests that break the dyslexia rules
+    underline_titles: bool = False
+    upper_titles: bool = False
+    centered: bool = False
+    slide_marker: bool = False  # "Slide k of N" on every page
+    figures: bool = False  # a figure with alt text on every content slide
+    figure_width_frac: float = 0.38
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileRules:
+    """The content rules of a profile, applied by `adapt_deck` and checked on the PDF."""
+
+    max_line_chars: int
+    max_bullets: int | None = None
+    one_idea_per_bullet: bool = False
+    needs_recap: bool = False
+    needs_marker: bool = False
+    needs_figures: bool = False
+    min_contrast: float = 4.5
+    # dyslexia
+    sans_serif: bool = False
+    min_body_a4_pt: float | None = None
+    min_line_spacing: float | None = None
+    plain_text: bool = False  # no italics, underline or all-caps
+    left_aligned: bool = False
+    tinted_background: bool = False
+
+
+RULES: dict[Profile, ProfileRules] = {
+    Profile.STANDARD: ProfileRules(max_line_chars=80),
+    Profile.DYSLEXIA: ProfileRules(
+        max_line_chars=70,
+        sans_serif=True,
+        min_body_a4_pt=14.0,
+        min_line_spacing=1.5,
+        plain_text=True,
+        left_aligned=True,
+        tinted_background=True,
+    ),
+    Profile.ADHD: ProfileRules(
+        max_line_chars=80,
+        max_bullets=ADHD_MAX_BULLETS,
+        one_idea_per_bullet=True,
+        needs_recap=True,
+        needs_marker=True,
+    ),
+    Profile.VISUAL: ProfileRules(max_line_chars=80, needs_figures=True),
+}
+
+STYLES: dict[Profile, ProfileStyle] = {
+    Profile.STANDARD: ProfileStyle(line_chars=64),
+    # Cream (#FDF6E3); text #1f2933 on it is 13.9:1. Leading 0.85 em gives a baseline pitch
+    # of about 1.58 times the size with DejaVu Sans (cap height 0.73 em).
+    Profile.DYSLEXIA: ProfileStyle(
+        body_pt=20.0,
+        title_pt=26.0,
+        small_pt=14.0,
+        min_body_pt=15.0,
+        leading_em=0.85,
+        line_chars=56,
+        text_color="#1f2933",
+        muted_color="#33404d",
+        background="#fdf6e3",
+    ),
+    Profile.ADHD: ProfileStyle(line_chars=60, slide_marker=True),
+    Profile.VISUAL: ProfileStyle(body_pt=18.0, line_chars=40, figures=True),
+}
+
+
+def style_for(profile: Profile) -> ProfileStyle:
+    return STYLES[profile]
+
+
+def rules_for(profile: Profile) -> ProfileRules:
+    return RULES[profile]
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+_CLAUSE_SPLIT = re.compile(r"\s*;\s+")
+
+
+def split_ideas(item: str) -> list[str]:
+    """One item cut into single ideas: sentences, then clauses joined by semicolons, then
+    long runs of words at a comma. Formulas in `$...$` are never cut."""
+    pieces: list[str] = []
+    for sentence in _SENTENCE_END.split(item):
+        for clause in _CLAUSE_SPLIT.split(sentence):
+            clause = clause.strip()
+            if clause:
+                pieces.extend(_split_long(clause))
+    return pieces
+
+
+def _split_long(text: str) -> list[str]:
+    words = text.split()
+    if len(words) <= ADHD_MAX_WORDS_PER_BULLET:
+        return [text]
+    spans = [m.span() for m in re.finditer(r"\$[^$]*\$", text)]
+
+    def in_math(at: int) -> bool:
+        return any(a <= at < b for a, b in spans)
+
+    # Cut at the comma nearest the middle, else at the word limit; never inside a formula.
+    middle = len(text) // 2
+    commas = [m.start() for m in re.finditer(r",\s", text) if not in_math(m.start())]
+    if commas:
+        cut = min(commas, key=lambda c: abs(c - middle))
+        return [*_split_long(text[: cut + 1].strip()), *_split_long(text[cut + 1 :].strip())]
+    cut = len(" ".join(words[:ADHD_MAX_WORDS_PER_BULLET]))
+    if in_math(cut):
+        return [text]
+    return [text[:cut].strip(), *_split_long(text[cut:].strip())]
+
+
+def is_one_idea(item: str) -> bool:
+    """The check's view of one idea: one sentence, no semicolon, a bounded word count."""
+    return split_ideas(item) == [item.strip()]
+
+
+def adapt_deck(deck: Deck, bounds: SlideBounds | None = None) -> Deck:
+    """`deck` made to follow its profile's content rules: for ADHD each item cut into single
+    ideas, slides with more than four split into parts, and a recap at the end. With
+    `bounds`, a deck that grew past the maximum loses content slides from its end (logged;
+    the recap stays)."""
+    rules = rules_for(deck.profile)
+    slides = [s for s in deck.slides if s.kind is SlideKind.CONTENT]
+    recaps = [s for s in deck.slides if s.kind is SlideKind.RECAP]
+    if rules.one_idea_per_bullet:
+        slides = [
+            s.model_copy(update={"content": [i for c in s.content for i in split_ideas(c)]})
+            for s in slides
+        ]
+    if rules.max_bullets is not None:
+        slides = [part for s in slides for part in _split_slide(s, rules.max_bullets)]
+    if rules.needs_recap and not recaps:
+        recaps = [recap_slide(slides, rules.max_bullets)]
+    if rules.max_bullets is not None:
+        recaps = [r.model_copy(update={"content": r.content[: rules.max_bullets]}) for r in recaps]
+    if bounds is not None and len(slides) + len(recaps) > bounds.maximum:
+        keep = max(bounds.maximum - len(recaps), 1)
+        log.info(
+            "lesson trimmed to its slide bound",
+            slides=len(slides) + len(recaps),
+            maximum=bounds.maximum,
+            dropped=len(slides) - keep,
+        )
+        slides = slides[:keep]
+        recaps = recaps[: bounds.maximum - keep]
+        if rules.needs_recap and recaps:
+            recaps = [recap_slide(slides, rules.max_bullets)]
+    return deck.model_copy(update={"slides": [*slides, *recaps]})
+
+
+def _split_slide(slide: Slide, max_bullets: int) -> list[Slide]:
+    items = slide.content
+    if len(items) <= max_bullets:
+        return [slide]
+    chunks = [items[i : i + max_bullets] for i in range(0, len(items), max_bullets)]
+    parts = []
+    for n, chunk in enumerate(chunks, 1):
+        parts.append(
+            slide.model_copy(
+                update={
+                    "title": _part_title(slide.title, n, len(chunks)),
+                    "content": chunk,
+                    # Formulas and the widget go with the first part, where they are introduced.
+                    "math": slide.math if n == 1 else [],
+                    "widget_html": slide.widget_html if n == 1 else None,
+                }
+            )
+        )
+    return parts
+
+
+def _part_title(title: str, n: int, total: int) -> str:
+    suffix = f" ({n}/{total})"
+    return title[: 120 - len(suffix)] + suffix
+
+
+def recap_slide(slides: list[Slide], max_bullets: int | None = None) -> Slide:
+    """A closing summary: the first idea of each content slide (the slide titles when there
+    are more slides than room), cited like the slides it sums up."""
+    limit = max_bullets or 6
+    firsts = [s.content[0] for s in slides if s.content]
+    if len(firsts) > limit or not firsts:
+        items = _unique(_base_title(s.title) for s in slides)[:limit]
+    else:
+        items = firsts
+    citations = _unique(c for s in slides for c in s.citations)[:6]
+    return Slide(
+        title=RECAP_TITLE,
+        content=items,
+        citations=citations,
+        kind=SlideKind.RECAP,
+        accessibility_notes="A summary of the lesson's main points.",
+    )
+
+
+def _base_title(title: str) -> str:
+    return re.sub(r" \(\d+/\d+\)$", "", title)
+
+
+def _unique(items: Iterable[T]) -> list[T]:
+    return list(dict.fromkeys(items))
+
+
+def with_style(profile: Profile, **changes: object) -> ProfileStyle:
+    """The profile's style with some fields changed (tests that break a rule on purpose)."""
+    return replace(style_for(profile), **changes)  # type: ignore[arg-type]

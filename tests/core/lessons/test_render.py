@@ -1,0 +1,145 @@
+import asyncio
+import shutil
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+import typst
+
+from core.lessons import (
+    Citation,
+    Deck,
+    Engine,
+    PageImages,
+    Profile,
+    Slide,
+    check_pdf,
+    render_deck,
+    resolve_engine,
+    style_for,
+)
+from core.lessons.checks import read_pages
+from core.lessons.fonts import typst_fonts
+from core.lessons.latex_engine import escape, latex_source
+
+needs_pdflatex = pytest.mark.skipif(
+    shutil.which("pdflatex") is None, reason="pdflatex is not installed (TeX is not on pip)"
+)
+
+
+@pytest.fixture
+def course_pdf(tmp_path: Path) -> Path:
+    """A two-page course PDF, the kind a visual deck cites."""
+    path = tmp_path / "week3.pdf"
+    source = "#set page(width: 210mm, height: 297mm)\n= Week 3\nLimits.\n#pagebreak()\n= Page two\n"
+    path.write_bytes(typst.compile(source.encode(), font_paths=typst_fonts()))
+    return path
+
+
+def _slide(page: int | None, file: str = "week3.pdf") -> Slide:
+    return Slide(
+        title="Limits",
+        content=["A limit describes where a function is heading."],
+        citations=[Citation(file=file, page=page, section="Limits", chunk_id="c")],
+    )
+
+
+def test_a_visual_slide_shows_its_cited_page(course_pdf: Path) -> None:
+    pages = PageImages({"week3.pdf": course_pdf})
+    deck = Deck(topic="limits", profile=Profile.VISUAL, slides=[_slide(2)])
+    pdf = render_deck(deck, page_images=pages)
+    [page] = read_pages(pdf)
+    assert page.figures_alt == [
+        "Image of page 2 of week3.pdf, section Limits, the course material for: Limits."
+    ]
+    assert check_pdf(pdf, Profile.VISUAL) == []
+    assert pages.page_png("week3.pdf", 2) is not None
+
+
+def test_a_visual_slide_without_a_page_gets_a_diagram(course_pdf: Path) -> None:
+    pages = PageImages({"week3.pdf": course_pdf, "notes.md": course_pdf.with_suffix(".md")})
+    for slide in (_slide(None), _slide(9), _slide(1, file="notes.md"), _slide(1, file="gone.pdf")):
+        pdf = render_deck(
+            Deck(topic="limits", profile=Profile.VISUAL, slides=[slide]), page_images=pages
+        )
+        [page] = read_pages(pdf)
+        assert page.figures_alt[0].startswith("Diagram of Limits, linked to its points: 1. A limit")
+        assert check_pdf(pdf, Profile.VISUAL) == []
+
+
+def test_a_damaged_cited_pdf_gives_no_page_image(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4 truncated")
+    assert PageImages({"broken.pdf": broken}).page_png("broken.pdf", 1) is None
+
+
+def test_one_page_per_slide_and_the_widget_is_pointed_to() -> None:
+    slides = [_slide(None), _slide(None).model_copy(update={"widget_html": "<p>w</p>"})]
+    pdf = render_deck(Deck(topic="t", slides=slides), widgets={2: "slide-02-widget.html"})
+    pages = read_pages(pdf)
+    assert len(pages) == 2
+    assert "slide-02-widget.html" in pages[1].all_text()
+    assert "widget" not in pages[0].all_text()
+
+
+def test_an_overfull_slide_shrinks_then_splits_but_never_overflows_a_page() -> None:
+    many = [f"Sentence number {n} about the behaviour of limits near a point." for n in range(12)]
+    deck = Deck(topic="t", profile=Profile.DYSLEXIA, slides=[Slide(title="Crowded", content=many)])
+    pdf = render_deck(deck)
+    pages = read_pages(pdf)
+    assert len(pages) >= 2
+    assert pages[1].title == "Crowded (cont.)"
+    assert check_pdf(pdf, Profile.DYSLEXIA) == []  # shrinking stopped at the profile's floor
+    assert min(line.size for p in pages for line in p.lines) >= style_for(Profile.DYSLEXIA).small_pt
+
+
+async def test_rendering_runs_off_the_event_loop() -> None:
+    deck = Deck(topic="t", slides=[_slide(None)])
+    pdfs = await asyncio.gather(*(asyncio.to_thread(render_deck, deck) for _ in range(3)))
+    assert all(len(pdfium.PdfDocument(p)) == 1 for p in pdfs)
+
+
+def test_pdflatex_is_used_only_when_asked_for_and_installed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert resolve_engine(None) is Engine.TYPST
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert resolve_engine("pdflatex") is Engine.TYPST
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/pdflatex")
+    assert resolve_engine(Engine.PDFLATEX) is Engine.PDFLATEX
+
+
+def test_the_latex_template_escapes_text_and_screens_formulas() -> None:
+    slide = Slide(
+        title="Costs & 100% of {braces}",
+        content=[r"Price $5 \input{/etc/passwd} and $x_1^2$ here"],
+        math=[r"\frac{a}{b}", r"\input{/etc/passwd}"],
+    )
+    source = latex_source(
+        Deck(topic="t", slides=[slide]), style_for(Profile.STANDARD), {}, False, set()
+    )
+    assert r"Costs \& 100\% of \{braces\}" in source
+    assert r"\[ \frac{a}{b} \]" in source
+    assert r"\[ \input" not in source  # shown as source, escaped
+    assert r"\textbackslash{}input\{/etc/passwd\}" in source
+    assert escape("a_b^c~") == r"a\_b\^{}c\textasciitilde{}"
+
+
+@needs_pdflatex
+@pytest.mark.parametrize("profile", [Profile.STANDARD, Profile.DYSLEXIA, Profile.ADHD])
+def test_the_pdflatex_path_renders_the_corpus_and_passes_the_profile(
+    profile: Profile, formula_corpus: list[str]
+) -> None:
+    slides = [
+        Slide(
+            title=f"Formulas {n // 3 + 1}",
+            content=["Course formulas."],
+            math=formula_corpus[n : n + 3],
+        )
+        for n in range(0, len(formula_corpus), 3)
+    ]
+    slides[0] = slides[0].model_copy(update={"math": [*slides[0].math, r"\frac{1}{"]})
+    pdf = render_deck(Deck(topic="t", profile=profile, slides=slides), engine=Engine.PDFLATEX)
+    pages = read_pages(pdf)
+    assert "Formula as written" in pages[0].all_text()
+    assert check_pdf(pdf, profile) == []
