@@ -36,6 +36,9 @@ CLOSE_TO_BEST = 0.1
 ANSWER_TYPE_BONUS = 0.15
 # Sentences that contain the question's own key terms are likelier to answer it.
 TERM_OVERLAP_WEIGHT = 0.2
+# ... and likelier still when they open with them: "Final exam | 40% | Monday 2026-12-14"
+# is about the final exam, "Make-up exam: if you miss the final exam ..." is not.
+LEADS_WITH_SUBJECT_BONUS = 0.15
 _MONTH = r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 _ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (
@@ -87,11 +90,18 @@ class ExtractiveAnswerer:
         support = float(similarity.max())
         if support < self.threshold:
             return Answer(text=ABSTENTION, grounded=False, quoted=True, support=support)
+        typed = _answer_type_matches(question, sentences)
         scores = (
             similarity
-            + ANSWER_TYPE_BONUS * _answer_type_matches(question, sentences)
+            + ANSWER_TYPE_BONUS * typed
             + TERM_OVERLAP_WEIGHT * self._term_overlap(question, sentences)
+            + LEADS_WITH_SUBJECT_BONUS * self._leads_with_subject(question, sentences)
         )
+        # A "when" question is not answered by a sentence without a date: when some relevant
+        # sentence holds what is asked for, only those are quoted.
+        relevant = similarity >= self.threshold
+        if _asks_for_a_type(question) and bool((typed.astype(bool) & relevant).any()):
+            scores = np.where(typed.astype(bool), scores, -np.inf)
         best = float(scores.max())
         ranked = np.argsort(-scores)[:QUOTED]
         chosen = sorted(
@@ -108,6 +118,24 @@ class ExtractiveAnswerer:
             [len(wanted & set(self.terms.terms(s.text))) / len(wanted) for s in sentences],
             dtype=np.float32,
         )
+
+
+    def _leads_with_subject(self, question: str, sentences: list[_Sentence]) -> np.ndarray:
+        """The share of the question's key terms among a sentence's first words (a table
+        row's first cell, a bullet's subject)."""
+        wanted = set(self.terms.terms(question))
+        if not wanted:
+            return np.zeros(len(sentences), dtype=np.float32)
+        leads = []
+        for sentence in sentences:
+            body = sentence.text.splitlines()[-1]  # a table row without its header
+            opening = set(self.terms.terms(body)[: len(wanted) + 1])
+            leads.append(len(wanted & opening) / len(wanted))
+        return np.array(leads, dtype=np.float32)
+
+
+def _asks_for_a_type(question: str) -> bool:
+    return any(asks.search(question) for asks, _answer in _ANSWER_TYPES)
 
 
 def _answer_type_matches(question: str, sentences: list[_Sentence]) -> np.ndarray:
