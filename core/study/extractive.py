@@ -1,0 +1,345 @@
+"""Study sets without a language model (the embedded default): flashcards and cloze
+multiple-choice questions made from the facts in the retrieved chunks (`core.study.facts`),
+and a mind map from the section structure of the documents they come from.
+
+A question's distractors are answers of the same kind from the same course: other rows of
+the same table column, other formulas' right sides, other defined terms. Everything is
+deterministic for a given input: the correct option's position comes from a hash of the
+question, never from a random draw."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from core.index import ChunkRecord, SearchHit
+from core.study import checks
+from core.study.checks import CountRange, normalise
+from core.study.facts import Fact, FactKind, facts_in, leaf_section
+from core.study.models import (
+    OPTIONS_PER_QUESTION,
+    Flashcard,
+    FlashcardSet,
+    MindMap,
+    MindNode,
+    Quiz,
+    QuizItem,
+    Source,
+)
+
+MAX_EXPLANATION_CHARS = 200
+MAX_MINDMAP_NODES = 30
+MAX_LEAVES_PER_SECTION = 3
+MAX_LEAF_CHARS = 60
+_GENERIC_COLUMNS = frozenset({"details", "detail", "description", "value", "info", "notes"})
+_GENERIC_SKILL_SECTION = re.compile(
+    r"^(summary|introduction|overview|recap|review|(lecture|chapter|week|unit|part|session)\b.*)$",
+    re.IGNORECASE,
+)
+
+Material = SearchHit | ChunkRecord
+
+
+def _chunk(material: Material) -> ChunkRecord:
+    return material.chunk if isinstance(material, SearchHit) else material
+
+
+def collect_facts(material: Iterable[Material]) -> list[Fact]:
+    """The facts of every chunk, each once (overlapping chunks repeat sentences), taken in
+    turns from each chunk in the given order so one long table does not crowd out the rest."""
+    per_chunk: list[list[Fact]] = []
+    seen_chunks: set[str] = set()
+    for item in material:
+        chunk = _chunk(item)
+        if chunk.id in seen_chunks:
+            continue
+        seen_chunks.add(chunk.id)
+        per_chunk.append(facts_in(chunk))
+    ordered: list[Fact] = []
+    seen: set[tuple[str, str, str]] = set()
+    for turn in range(max((len(facts) for facts in per_chunk), default=0)):
+        for facts in per_chunk:
+            if turn < len(facts):
+                fact = facts[turn]
+                key = (fact.kind.value, normalise(fact.term), normalise(fact.answer))
+                if key not in seen:
+                    seen.add(key)
+                    ordered.append(fact)
+    return ordered
+
+
+def skill_of(chunk: ChunkRecord, topic: str) -> str:
+    """A skill tag: the section's own name ("The Product Rule" -> "product-rule"), or the
+    topic where the section says nothing ("Summary", "Lecture 2: ...")."""
+    name = leaf_section(chunk.section)
+    if not name or _GENERIC_SKILL_SECTION.match(name):
+        name = topic
+    name = re.sub(r"^(the|a|an)\s+", "", name.strip(), flags=re.IGNORECASE)
+    slug = "-".join(re.findall(r"\w+", name.casefold()))
+    return slug[:60].strip("-") or "general"
+
+
+# --- flashcards ----------------------------------------------------------------------------
+
+
+def card_for(fact: Fact, topic: str) -> Flashcard:
+    if fact.kind is FactKind.FORMULA:
+        front = f"{fact.term} = ?"
+    elif fact.kind is FactKind.TABLE:
+        front = _table_cue(fact)
+    else:
+        front = fact.term
+    return Flashcard(
+        front=front,
+        back=fact.answer,
+        source=Source.from_chunk(fact.chunk),
+        skill=skill_of(fact.chunk, topic),
+    )
+
+
+def build_flashcards(topic: str, material: Sequence[Material], wanted: CountRange) -> FlashcardSet:
+    cards = []
+    for fact in collect_facts(material):
+        card = card_for(fact, topic)
+        if not checks.errors(checks.card_problems(card.front, card.back)):
+            cards.append(card)
+    cards = checks.dedupe_cards(cards)[: wanted.maximum]
+    return FlashcardSet(
+        topic=topic,
+        cards=tuple(cards),
+        reason=checks.shortfall_reason(topic, len(cards), wanted, "cards"),
+    )
+
+
+# --- quizzes ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Cloze:
+    question: str
+    answer: str
+    # Facts whose `answer_of` would be a wrong option.
+    group: str
+    answer_of: str  # "term" or "answer": which side of the other facts are the options
+
+
+def _cloze(fact: Fact) -> _Cloze | None:
+    if fact.kind is FactKind.FORMULA:
+        return _Cloze(f"Complete: {fact.term} = ____", fact.answer, fact.group, "answer")
+    if fact.kind is FactKind.TABLE:
+        return _Cloze(_table_question(fact), fact.answer, fact.group, "answer")
+    described = _blank(fact.answer, fact.term)
+    if fact.kind is FactKind.KEY_TERM:
+        question = f"Which topic does this describe: “{described}”?"
+    else:
+        question = f"Which term does this describe: “{described}”?"
+    return _Cloze(question, fact.term, fact.group, "term")
+
+
+def _blank(text: str, term: str) -> str:
+    """`text` with the term (and its plural) blanked out, so the stem does not name it."""
+    bare = re.sub(r"^(the|a|an)\s+", "", term.strip(), flags=re.IGNORECASE)
+    return re.sub(rf"\b{re.escape(bare)}s?\b", "____", text, flags=re.IGNORECASE)
+
+
+def _table_cue(fact: Fact) -> str:
+    if fact.column.casefold() in _GENERIC_COLUMNS:
+        return f"{fact.context}: {fact.term}?"
+    return f"{fact.context}: {fact.column} for {fact.term}?"
+
+
+def _table_question(fact: Fact) -> str:
+    if fact.column.casefold() in _GENERIC_COLUMNS:
+        return f"{fact.context}: what is listed for {fact.term}?"
+    return f"{fact.context}: what is the {fact.column.lower()} for {fact.term}?"
+
+
+def _side(fact: Fact, answer_of: str) -> str:
+    return fact.term if answer_of == "term" else fact.answer
+
+
+def _distractors(fact: Fact, cloze: _Cloze, pool: Sequence[Fact]) -> list[str] | None:
+    """Three wrong options of the same kind, near the right one's length (one at least as
+    long where the pool allows, so length does not give the answer away)."""
+    taken = {normalise(cloze.answer)}
+    other_side = "answer" if cloze.answer_of == "term" else "term"
+    own = normalise(_side(fact, other_side))
+    candidates: list[str] = []
+    for other in pool:
+        if other.group != cloze.group or other is fact:
+            continue
+        option = _side(other, cloze.answer_of)
+        key = normalise(option)
+        # The same cue or the same description would make this option right as well.
+        if key in taken or normalise(_side(other, other_side)) == own:
+            continue
+        if len(option) > checks.MAX_OPTION_CHARS or checks.answer_in(option, cloze.question):
+            continue
+        taken.add(key)
+        candidates.append(option)
+    if len(candidates) < OPTIONS_PER_QUESTION - 1:
+        return None
+    length = len(cloze.answer)
+    ranked = sorted(candidates, key=lambda option: abs(len(option) - length))
+    chosen = ranked[: OPTIONS_PER_QUESTION - 1]
+    if all(len(option) < length for option in chosen):
+        longer = next((option for option in ranked if len(option) >= length), None)
+        if longer is not None:
+            chosen[-1] = longer
+    return chosen
+
+
+def _position(question: str) -> int:
+    digest = hashlib.sha256(question.encode("utf-8")).digest()
+    return digest[0] % OPTIONS_PER_QUESTION
+
+
+def _explanation(fact: Fact, source: Source) -> str:
+    said = f"{fact.term}: {fact.answer}" if fact.kind is FactKind.TABLE else fact.sentence
+    said = " ".join(said.replace("`", "").split())
+    label = source.label()
+    room = MAX_EXPLANATION_CHARS - len(label) - 4
+    if len(said) > room:
+        said = said[: max(room - 1, 0)].rstrip() + "…"
+    return f"{said} ({label})"
+
+
+def item_for(fact: Fact, pool: Sequence[Fact], topic: str) -> QuizItem | None:
+    """A cloze question on `fact`, or None when the pool has too few distractors of its
+    kind or the question fails a check (warnings included: a generated stem can be better)."""
+    cloze = _cloze(fact)
+    if cloze is None:
+        return None
+    wrong = _distractors(fact, cloze, pool)
+    if wrong is None:
+        return None
+    position = _position(cloze.question)
+    options = [*wrong]
+    options.insert(position, cloze.answer)
+    if checks.item_problems(cloze.question, options, position):
+        return None
+    source = Source.from_chunk(fact.chunk)
+    return QuizItem(
+        question=cloze.question,
+        options=(options[0], options[1], options[2], options[3]),
+        correct=position,
+        source=source,
+        skill=skill_of(fact.chunk, topic),
+        explanation=_explanation(fact, source),
+    )
+
+
+def build_quiz(
+    topic: str,
+    material: Sequence[Material],
+    wanted: CountRange,
+    *,
+    pool: Sequence[Material] = (),
+) -> Quiz:
+    """Questions on the facts of `material`; distractors come from those facts and from
+    `pool` (more chunks of the same course, for a wider choice of the same kind)."""
+    facts = collect_facts(material)
+    candidates = facts + [f for f in collect_facts([*material, *pool]) if f not in facts]
+    items = [item for fact in facts if (item := item_for(fact, candidates, topic)) is not None]
+    items = checks.rebalance_longest(checks.dedupe_items(items))[: wanted.maximum]
+    return Quiz(
+        topic=topic,
+        items=tuple(items),
+        reason=checks.shortfall_reason(topic, len(items), wanted, "questions"),
+    )
+
+
+# --- mind maps -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Node:
+    label: str
+    source: Source | None = None
+    order: tuple[int, int] = (0, 0)
+    children: dict[str, _Node] = field(default_factory=dict)
+    leaves: list[tuple[str, Source]] = field(default_factory=list)
+
+
+def _leaf_label(fact: Fact) -> str:
+    text = f"{fact.term} = {fact.answer}" if fact.kind is FactKind.FORMULA else fact.term
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_LEAF_CHARS else text[: MAX_LEAF_CHARS - 1].rstrip() + "…"
+
+
+def build_mindmap(
+    topic: str, material: Sequence[Material], *, max_nodes: int = MAX_MINDMAP_NODES
+) -> MindMap:
+    """Topic -> documents (best match first) -> their sections in reading order -> a few
+    terms of each section; at most `max_nodes` nodes, sections before terms."""
+    documents: dict[str, _Node] = {}
+    for item in material:
+        chunk = _chunk(item)
+        document = documents.setdefault(
+            chunk.document_id,
+            _Node(
+                chunk.file_name,
+                Source(file=chunk.file_name, document_id=chunk.document_id, private=chunk.private),
+            ),
+        )
+        node = document
+        order = (chunk.page or 0, chunk.chunk_index)
+        for part in [p.strip() for p in chunk.section.split(" > ") if p.strip()]:
+            child = node.children.get(part)
+            if child is None:
+                child = node.children[part] = _Node(part, Source.from_chunk(chunk), order)
+            child.order = min(child.order, order)
+            node = child
+        known = {normalise(label) for label, _ in node.leaves} | {normalise(node.label)}
+        for fact in facts_in(chunk):
+            label = _leaf_label(fact)
+            if normalise(label) not in known and len(node.leaves) < MAX_LEAVES_PER_SECTION:
+                known.add(normalise(label))
+                node.leaves.append((label, Source.from_chunk(chunk)))
+    children = _pruned(list(documents.values()), max_nodes - 1)  # the root is one node
+    return MindMap(topic=topic, root=MindNode(label=topic, children=tuple(children)))
+
+
+def _sorted(children: dict[str, _Node]) -> list[_Node]:
+    return sorted(children.values(), key=lambda node: node.order)
+
+
+def _all(node: _Node) -> Iterable[_Node]:
+    yield node
+    for child in _sorted(node.children):
+        yield from _all(child)
+
+
+def _pruned(documents: list[_Node], budget: int) -> list[MindNode]:
+    """The tree cut to `budget` nodes: documents and sections breadth first, then terms in
+    turns across the kept sections."""
+    kept: set[int] = set()
+    level = documents
+    while level and budget > 0:
+        following: list[_Node] = []
+        for node in level[:budget]:
+            kept.add(id(node))
+            following.extend(_sorted(node.children))
+        budget -= min(len(level), budget)
+        level = following
+    shown: dict[int, int] = {}
+    holders = [node for document in documents for node in _all(document) if id(node) in kept]
+    for turn in range(MAX_LEAVES_PER_SECTION):
+        for holder in holders:
+            if turn < len(holder.leaves) and budget > 0:
+                shown[id(holder)] = turn + 1
+                budget -= 1
+
+    def freeze(node: _Node) -> MindNode:
+        sections = [freeze(child) for child in _sorted(node.children) if id(child) in kept]
+        leaves = [
+            MindNode(label=label, source=source)
+            for label, source in node.leaves[: shown.get(id(node), 0)]
+        ]
+        return MindNode(label=node.label, source=node.source, children=(*sections, *leaves))
+
+    frozen = [freeze(document) for document in documents if id(document) in kept]
+    # A document that matched but shows neither sections nor terms only adds noise.
+    return [node for node in frozen if node.children] or frozen[:1]

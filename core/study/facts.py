@@ -1,0 +1,336 @@
+"""Facts found in a chunk's text without a model: definitions ("X is a ...", "X: ...",
+"X means ..."), formulas ("lhs = rhs"), table rows (`| a | b |`) and key terms (a section's
+title with its first sentence). Each fact is a cue and an answer, with the sentence it was
+read from and a `group`: facts of one group are the same kind of thing, so their answers are
+each other's distractors."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from core.index import ChunkRecord
+from core.index.chunk_index import GUIDED_EXERCISE_KIND
+from core.study.checks import normalise
+from core.text import split_sentences
+
+
+class FactKind(StrEnum):
+    DEFINITION = "definition"
+    FORMULA = "formula"
+    TABLE = "table"
+    KEY_TERM = "key_term"
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """`term` is what a card asks about (a defined term, a section's title, a formula's left
+    side, a table row's label) and `answer` what it answers (the definition, the right side,
+    the cell); `sentence` is the text both were read from."""
+
+    kind: FactKind
+    term: str
+    answer: str
+    sentence: str
+    group: str
+    chunk: ChunkRecord
+    # A table cell: the row's label and the column's header, the table's context.
+    column: str = ""
+    context: str = ""
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Functions and words that occur in formulas; any other word of four letters or more means
+# prose, not a formula.
+_MATH_WORDS = _word_set(
+    "sin cos tan cot sec csc exp log ln sqrt lim inf max min sum prod det arcsin arccos "
+    "arctan sinh cosh tanh mod gcd lcm dx dy dt du dv"
+)
+_MATH_CHARS = re.compile(r"[=^*/()+\-<>'|_{}\[\]]|\d")
+_LONG_WORD = re.compile(r"[A-Za-z]{4,}")
+_EQUALS = re.compile(r"(?<![!<>=:])=(?![=>])")
+# Where a formula's right side stops and prose about it starts.
+_QUALIFIER = re.compile(
+    r",\s|;\s|\s(for|if|when|whenever|wherever|where|with|provided|so|which|gives|as|since"
+    r"|because|and then)\s",
+    re.IGNORECASE,
+)
+# A bare name, or a name applied to a bare argument: f(x), f'(2), y, u'. Such a left side
+# means something only next to its example ("f'(x) = 2x" of which f?).
+_CONTEXT_BOUND = re.compile(r"^[A-Za-z]\w?'*(\([^()]{0,6}\))?'*$")
+# Labels that introduce something rather than name it: "Example: ...", "Step 1: ...".
+_GENERIC_LABEL_WORDS = _word_set(
+    "example examples e.g eg note notes hint hints tip tips step check aid remember "
+    "warning practice answer answers solution solutions problem problems next reading "
+    "simplify substitute here then so fact facts special see source figure table question "
+    "questions combine use recall compare try find compute write evaluate differentiate "
+    "give factor expand apply"
+)
+_PRONOUNS = _word_set(
+    "it this that these those they there he she we you i which what who each both all "
+    "some such one here"
+)
+_LABEL = re.compile(r"^(?P<label>[A-Za-z][^:=]{0,59}?):\s+(?P<rest>\S.*)$")
+_COPULA = re.compile(
+    r"^(?P<term>[A-Za-z][\w\s'’()\-/,.]{1,60}?)\s+"
+    r"(?P<verb>is defined as|are defined as|is called|means|refers to|denotes|stands for"
+    r"|is|are)\s+(?P<rest>\S.*)$"
+)
+# What makes a definition's answer an equation rather than a list of numbers.
+_EQUATION = re.compile(r"[=^'/]|\w\(")
+_ARTICLE = re.compile(r"^(a|an|the)\s", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
+_SEPARATOR_ROW = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")
+_EMPTY_CELL = frozenset({"", "-", "—", "–", "n/a", "na", "none", "tba", "tbd"})
+_GENERIC_SECTIONS = re.compile(
+    r"^(summary|introduction|overview|contents|outline|agenda|recap|review|references"
+    r"|appendix|(lecture|chapter|week|unit|part|session|exercise|problem|module)\b.*)$",
+    re.IGNORECASE,
+)
+
+MAX_TERM_WORDS = 6
+MAX_ANSWER_CHARS = 250
+MAX_FORMULA_SIDE_CHARS = 80
+
+
+def is_formula(text: str) -> bool:
+    """Mostly symbols: some operator, bracket or digit, and no prose word."""
+    text = text.strip("` ")
+    if not text or not _MATH_CHARS.search(text):
+        return False
+    return all(w.lower() in _MATH_WORDS for w in _LONG_WORD.findall(text))
+
+
+def facts_in(chunk: ChunkRecord) -> list[Fact]:
+    """The chunk's facts in reading order, at most one per sentence. A guided exercise's
+    chunk gives none: its text is a statement to solve, and quizzing it gives answers away."""
+    found: list[Fact] = []
+    if chunk.kind == GUIDED_EXERCISE_KIND:
+        return found
+    used: set[str] = set()
+    lines = _Lines(chunk.text)
+    for sentence in lines.sentences:
+        fact = _definition(sentence, chunk) or _formula(sentence, chunk)
+        if fact is not None and normalise(fact.sentence) not in used:
+            used.add(normalise(fact.sentence))
+            found.append(fact)
+    for table in lines.tables:
+        found.extend(_table_facts(table, chunk))
+    key_term = _key_term(lines.sentences, chunk)
+    if key_term is not None and normalise(key_term.sentence) not in used:
+        found.append(key_term)
+    return found
+
+
+# --- reading the text -----------------------------------------------------------------------
+
+
+class _Lines:
+    """A chunk's prose sentences (PDF line wraps joined, list items and `;` clauses apart)
+    and its pipe tables."""
+
+    def __init__(self, text: str) -> None:
+        self.sentences: list[str] = []
+        self.tables: list[list[list[str]]] = []
+        for paragraph in re.split(r"\n\s*\n", text):
+            self._read(paragraph)
+
+    def _read(self, paragraph: str) -> None:
+        prose: list[str] = []
+        table: list[list[str]] = []
+        for raw in paragraph.splitlines():
+            line = raw.strip()
+            if line.startswith("|"):
+                if not _SEPARATOR_ROW.match(line):
+                    table.append([" ".join(c.split()) for c in line.strip("|").split("|")])
+                continue
+            if table:
+                self.tables.append(table)
+                table = []
+            if _BULLET.match(line):
+                self._add(" ".join(prose))
+                prose = [_BULLET.sub("", line)]
+            elif line:
+                prose.append(line)
+        self._add(" ".join(prose))
+        if table:
+            self.tables.append(table)
+
+    def _add(self, text: str) -> None:
+        text = text.replace("`", "").strip()
+        for sentence in split_sentences(text):
+            self.sentences.extend(s.strip() for s in sentence.split("; ") if s.strip())
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split()).strip(" .;,")
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+# --- definitions ---------------------------------------------------------------------------
+
+
+def _definition(sentence: str, chunk: ChunkRecord) -> Fact | None:
+    labelled = _LABEL.match(sentence)
+    if labelled:
+        label, rest = _clean(labelled["label"]), _clean(labelled["rest"])
+        if _generic_label(label):
+            return None  # "Example: d/dx ..." is left for the formula reader
+        if _good_term(label) and 1 <= len(rest) <= MAX_ANSWER_CHARS and not rest.endswith(":"):
+            return _make_definition(label, rest, sentence, chunk)
+        return None
+    copula = _COPULA.match(sentence)
+    if copula is None:
+        return None
+    term, verb, rest = _clean(copula["term"]), copula["verb"], _clean(copula["rest"])
+    term = re.sub(r"^(the|a|an)\s+", "", term, flags=re.IGNORECASE)
+    rest = _QUALIFIER_CUT.split(rest, maxsplit=1)[0].strip(" .,;")
+    if not _good_term(term) or not rest or len(rest) > MAX_ANSWER_CHARS:
+        return None
+    if rest.lower().startswith(("not ", "no ", "never ")):
+        return None  # "X is NOT Y" defines nothing
+    if verb in ("is", "are"):
+        # Only "is a/an/the ...", "is <formula>" or a plural's "are <several words>" define.
+        defines = (
+            _ARTICLE.match(rest)
+            or is_formula(rest)
+            or (verb == "are" and len(_words(rest)) >= 3 and not _ADJECTIVE_START.match(rest))
+        )
+        if not defines:
+            return None
+    return _make_definition(term, rest, sentence, chunk)
+
+
+_QUALIFIER_CUT = re.compile(r",\s+(so|which|and so|but)\s|;\s")
+_ADJECTIVE_START = re.compile(r"^(expected|required|allowed|due|not|also|only|very)\b", re.I)
+
+
+def _make_definition(term: str, answer: str, sentence: str, chunk: ChunkRecord) -> Fact | None:
+    if _bound_to_example(answer):
+        return None
+    core = _QUALIFIER.split(answer, maxsplit=1)[0]
+    # Rules beside rules, policies beside policies: "Product rule" is no distractor for
+    # "Letter grades".
+    shape = "formula" if is_formula(core) and _EQUATION.search(core) else "text"
+    where = "syllabus" if chunk.kind == "syllabus" else "content"
+    return Fact(FactKind.DEFINITION, term, answer, sentence, f"definition:{shape}:{where}", chunk)
+
+
+def _bound_to_example(answer: str) -> bool:
+    """An answer that holds only inside its worked example: a bare number ("The limit is
+    1/2"), or an equation about the example's own f, y or f'(2) with its numbers in it
+    ("y = 9 + 6(x - 3)"); "y = f(a) + f'(a)(x - a)" is general and stays."""
+    if re.fullmatch(r"[-+]?[\d\s./^()]+", answer):
+        return True
+    sides = _EQUALS.split(answer)
+    if len(sides) < 2:
+        return False
+    lhs = _strip_connective(sides[0])
+    numbers = re.sub(r"\^\(?-?\d+\)?", "", "=".join(sides[1:]))  # exponents are not data
+    return _context_bound(lhs) and bool(re.search(r"\d", numbers))
+
+
+def _strip_connective(text: str) -> str:
+    return re.sub(r"^(so|then|thus|hence|here|and|i\.e\.)\s+", "", text.strip(), flags=re.I)
+
+
+def _context_bound(lhs: str) -> bool:
+    compact = lhs.replace(" ", "")
+    return bool(_CONTEXT_BOUND.match(compact) or re.fullmatch(r"d\w?/d\w", compact))
+
+
+def _generic_label(label: str) -> bool:
+    first = label.split()[0].lower().strip(".")
+    label_words = {w.lower().strip(".") for w in label.split()}
+    return first in _GENERIC_LABEL_WORDS or bool(label_words & _GENERIC_LABEL_WORDS)
+
+
+def _good_term(term: str) -> bool:
+    """A name: one to six words, starting with a letter, mostly words, not a pronoun."""
+    parts = _words(term)
+    if not 1 <= len(parts) <= MAX_TERM_WORDS or not term[0].isalpha():
+        return False
+    if parts[0].lower() in _PRONOUNS or "=" in term:
+        return False
+    return bool(re.search(r"[A-Za-z]{3,}", term)) and not is_formula(term)
+
+
+# --- formulas -----------------------------------------------------------------------------
+
+
+def _formula(sentence: str, chunk: ChunkRecord) -> Fact | None:
+    text = sentence
+    labelled = _LABEL.match(text)
+    if labelled and _generic_label(labelled["label"]):
+        text = labelled["rest"]  # "Example: d/dx (4x^3) = 12x^2" -> the formula
+    sides = _EQUALS.split(text)
+    if len(sides) < 2:
+        return None
+    lhs = _strip_connective(sides[0])
+    rhs = _QUALIFIER.split(sides[-1], maxsplit=1)[0].strip(" .,;")
+    if not (is_formula(lhs) and is_formula(rhs)):
+        return None
+    if _context_bound(lhs) or len(normalise(lhs)) < 5:
+        return None
+    if len(lhs) > MAX_FORMULA_SIDE_CHARS or len(rhs) > MAX_FORMULA_SIDE_CHARS:
+        return None
+    if normalise(lhs) == normalise(rhs):
+        return None
+    return Fact(FactKind.FORMULA, lhs, rhs, sentence, "formula", chunk)
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+
+def _table_facts(rows: list[list[str]], chunk: ChunkRecord) -> Iterator[Fact]:
+    """A cell per row and column beside the first: "Homework" x "Weight" -> "20%"."""
+    if len(rows) < 2:
+        return
+    header, body = rows[0], rows[1:]
+    context = leaf_section(chunk.section) or chunk.file_name
+    for row in body:
+        if len(row) < 2 or not row[0]:
+            continue
+        label = row[0]
+        if label[0].isdigit() and header[0]:
+            label = f"{header[0]} {label}"  # "1 (Sep 14)" -> "Week 1 (Sep 14)"
+        for column in range(1, min(len(row), len(header))):
+            value, name = row[column], header[column]
+            if value.lower() in _EMPTY_CELL or not name:
+                continue
+            if len(value) > MAX_ANSWER_CHARS:
+                continue
+            line = "| " + " | ".join(header) + " |\n| " + " | ".join(row) + " |"
+            # One group per table column: its other rows are the distractors.
+            group = f"table:{chunk.document_id}:{normalise(' '.join(header))}:{column}"
+            yield Fact(
+                FactKind.TABLE, label, value, line, group, chunk, column=name, context=context
+            )
+
+
+# --- key terms -----------------------------------------------------------------------------
+
+
+def _key_term(sentences: Sequence[str], chunk: ChunkRecord) -> Fact | None:
+    """The section's own name with the section's first sentence of substance."""
+    title = leaf_section(chunk.section)
+    if not title or _GENERIC_SECTIONS.match(title) or not _good_term(title):
+        return None
+    for sentence in sentences:
+        text = _clean(sentence)
+        if len(_words(text)) >= 4 and len(text) <= MAX_ANSWER_CHARS and not text.endswith(":"):
+            return Fact(FactKind.KEY_TERM, title, text, sentence, "key_term", chunk)
+    return None
+
+
+def leaf_section(section: str) -> str:
+    """The last part of a section path ("A > B > C" -> "C")."""
+    return section.split(" > ")[-1].strip() if section else ""

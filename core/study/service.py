@@ -1,0 +1,307 @@
+"""Study sets on a topic for one student: retrieved in their scope, built extractively (no
+model) or by the language model, and cached in the material store per course, student,
+kind, topic and parameters, so asking again is instant and `fresh=True` replaces the set.
+
+The way of one request: the topic's top chunks in the asker's scope (the retriever applies
+the tenant filter: course public material, plus their own notes in a private audience
+only); the chunks that are about the topic (embedding similarity or all its words); then a
+set from them. When none is about the topic, a model may write a fallback set labelled not
+grounded; without a model the request is refused in one line."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+import numpy as np
+import structlog
+
+from core.context import Context
+from core.embedding.embedder import Embedder
+from core.errors import BadInputError
+from core.generation import GenerationStats, MaterialStore, StructuredModel
+from core.index import SearchHit, SparseEncoder
+from core.llm import LlmTimeoutError, LlmUnavailableError
+from core.study import checks, extractive
+from core.study.checks import FLASHCARD_COUNT, QUIZ_COUNT, CountRange
+from core.study.llm import StudyWriteError, StudyWriter
+from core.study.mindmap_image import render_mindmap
+from core.study.models import SET_TYPES, FlashcardSet, MindMap, Quiz, StudySet
+
+log = structlog.get_logger(__name__)
+
+# Chunks fetched per request: the best are the set's material, all are its distractor pool.
+POOL_HITS = 24
+# Chunks a set is made from, and passages a model is shown.
+SET_HITS = 10
+MODEL_PASSAGES = 8
+# Below this cosine between the topic and a chunk, the chunk is not about the topic (unless
+# it holds all the topic's words). Measured on the sample course: chunks on the topic score
+# 0.38-0.59, the best chunk for an unrelated topic ("photosynthesis") 0.15.
+MIN_TOPIC_SIMILARITY = 0.3
+# The embedder reads about this much of a chunk (256 tokens) anyway.
+SIMILARITY_CHARS = 1000
+MAX_TOPIC_CHARS = 200
+# Part of the cache key: bump it when stored sets would no longer read back.
+FORMAT_VERSION = 1
+EXTRACTIVE = "extractive"
+
+S = TypeVar("S", bound=StudySet)
+
+
+class TopicRetriever(Protocol):
+    """What the service needs of `core.retrieval.Retriever`."""
+
+    async def retrieve(self, ctx: Context, question: str, k: int = 5) -> list[SearchHit]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Served(Generic[S]):
+    """A set as served: `material_id` names it in the store (for buttons and polls that must
+    find it again after a restart), `cached` says it was found rather than built."""
+
+    value: S
+    material_id: int
+    cached: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Material:
+    about: list[SearchHit]  # the chunks on the topic, best first
+    pool: list[SearchHit]  # everything retrieved: distractors of the same course
+
+
+class StudySets:
+    def __init__(
+        self,
+        retriever: TopicRetriever,
+        store: MaterialStore,
+        *,
+        embedder: Embedder | None = None,
+        model: StructuredModel | None = None,
+        stats: GenerationStats | None = None,
+        timeout_s: float | None = 180.0,
+    ) -> None:
+        self._retriever = retriever
+        self._store = store
+        self._embedder = embedder
+        self._writer = (
+            StudyWriter(model, stats=stats, timeout_s=timeout_s) if model is not None else None
+        )
+        self._terms = SparseEncoder()
+
+    @property
+    def maker(self) -> str:
+        return self._writer.model.name if self._writer is not None else EXTRACTIVE
+
+    async def flashcards(
+        self, ctx: Context, topic: str, *, fresh: bool = False, count: int | None = None
+    ) -> Served[FlashcardSet]:
+        """Flashcards on `topic`: 10 to 15, or exactly `count` (fewer with a reason)."""
+        topic = _topic(topic, "flashcards")
+        wanted = checks.wanted_count(FLASHCARD_COUNT, count, "flashcards")
+
+        async def build() -> FlashcardSet:
+            material = await self._material(ctx, topic, "flashcards")
+            made = await self._made(
+                topic,
+                material,
+                lambda: _off_loop(
+                    extractive.build_flashcards, topic, material.about[:SET_HITS], wanted
+                ),
+                lambda writer, hits: writer.flashcards(topic, hits, wanted),
+            )
+            _require(made.cards, topic, "flashcards")
+            return made
+
+        return await self._serve(ctx, FlashcardSet, topic, {"count": count}, fresh, build)
+
+    async def quiz(
+        self, ctx: Context, topic: str, *, fresh: bool = False, count: int | None = None
+    ) -> Served[Quiz]:
+        """A quiz on `topic`: 15 to 20 questions, or exactly `count` (fewer with a reason)."""
+        topic = _topic(topic, "quiz")
+        wanted = checks.wanted_count(QUIZ_COUNT, count, "questions")
+
+        async def build() -> Quiz:
+            material = await self._material(ctx, topic, "a quiz")
+            made = await self._made(
+                topic,
+                material,
+                lambda: _off_loop(
+                    _build_quiz, topic, material.about[:SET_HITS], wanted, material.pool
+                ),
+                lambda writer, hits: writer.quiz(topic, hits, wanted),
+            )
+            _require(made.items, topic, "quiz questions")
+            return made
+
+        return await self._serve(ctx, Quiz, topic, {"count": count}, fresh, build)
+
+    async def mindmap(self, ctx: Context, topic: str, *, fresh: bool = False) -> Served[MindMap]:
+        """A mind map of `topic`: without a model, the sections of the documents on it."""
+        topic = _topic(topic, "mind map")
+
+        async def build() -> MindMap:
+            material = await self._material(ctx, topic, "a mind map")
+            return await self._made(
+                topic,
+                material,
+                lambda: _off_loop(_build_mindmap, topic, material.about),
+                lambda writer, hits: writer.mindmap(topic, hits),
+            )
+
+        return await self._serve(ctx, MindMap, topic, {}, fresh, build)
+
+    async def mindmap_png(self, mindmap: MindMap) -> bytes:
+        """The map as a PNG picture (drawn in a worker thread)."""
+        return await render_mindmap(mindmap)
+
+    async def load(self, ctx: Context, material_id: int) -> StudySet | None:
+        """A stored set of this course by id (a quiz whose buttons are pressed after a
+        restart), or None. A set citing someone's private notes is theirs alone."""
+        material = await self._store.get(material_id)
+        if material is None or material.course_id != ctx.course_id:
+            return None
+        kind = SET_TYPES.get(material.kind)
+        if kind is None:
+            return None
+        value = kind.from_json(material.content)
+        if material.owner_id != ctx.user_id and any(s.private for s in value.sources()):
+            return None
+        return value
+
+    # -------------------------------------------------------------------------------
+
+    async def _serve(
+        self,
+        ctx: Context,
+        kind: type[S],
+        topic: str,
+        parameters: Mapping[str, Any],
+        fresh: bool,
+        build: Callable[[], Awaitable[S]],
+    ) -> Served[S]:
+        # The audience is part of the key: a set built with private notes must not be
+        # served where others read.
+        key = {
+            **parameters,
+            "audience": ctx.audience.value,
+            "maker": self.maker,
+            "format": FORMAT_VERSION,
+        }
+        where = {
+            "course_id": ctx.course_id,
+            "owner_id": ctx.user_id,
+            "kind": kind.kind,
+            "topic": topic,
+            "parameters": key,
+        }
+        if not fresh:
+            cached = await self._store.latest(**where)
+            if cached is not None:
+                return Served(kind.from_json(cached.content), cached.id, cached=True)
+        value = await build()
+        stored = {
+            **where,
+            "content": value.to_json(),
+            "source_chunks": [s.chunk_id for s in value.sources() if s.chunk_id],
+            "model": value.made_by,
+            "grounded": value.grounded,
+        }
+        if fresh:
+            material_id = await self._store.replace(**stored)
+            return Served(value, material_id, cached=False)
+        material_id = await self._store.save(**stored)
+        kept = await self._store.get(material_id)
+        if kept is not None and kept.content != stored["content"]:
+            # Another request stored this set first: serve that one, so ids match content.
+            return Served(kind.from_json(kept.content), material_id, cached=True)
+        return Served(value, material_id, cached=False)
+
+    async def _material(self, ctx: Context, topic: str, noun: str) -> _Material:
+        hits = await self._retriever.retrieve(ctx, topic, k=POOL_HITS)
+        about = await self._about(topic, hits)
+        if not about and self._writer is None:
+            raise BadInputError(
+                f"The course material has nothing on '{topic}', and without a language model "
+                f"I cannot write {noun} from outside it."
+            )
+        return _Material(about, hits)
+
+    async def _about(self, topic: str, hits: list[SearchHit]) -> list[SearchHit]:
+        """The hits that are about the topic: holding all its words, or close in meaning
+        (only the others are embedded: embedding is most of a request's time)."""
+        wanted = set(self._terms.terms(topic))
+        about = [
+            bool(wanted)
+            and wanted
+            <= set(self._terms.terms(f"{h.chunk.section} {h.chunk.file_name} {h.chunk.text}"))
+            for h in hits
+        ]
+        unsure = [n for n, match in enumerate(about) if not match]
+        if self._embedder is not None and unsure:
+            texts = [hits[n].chunk.text[:SIMILARITY_CHARS] for n in unsure]
+            vectors = np.asarray(await self._embedder.embed([topic, *texts]))
+            for n, score in zip(unsure, vectors[1:] @ vectors[0], strict=True):
+                about[n] = bool(score >= MIN_TOPIC_SIMILARITY)
+        return [hit for hit, match in zip(hits, about, strict=True) if match]
+
+    async def _made(
+        self,
+        topic: str,
+        material: _Material,
+        extract: Callable[[], Awaitable[S]],
+        write: Callable[[StudyWriter, list[SearchHit]], Awaitable[S]],
+    ) -> S:
+        """Without a model, the extractive set. With one, the model's set; when the material
+        covers the topic but the model fails, the extractive set with a note saying so; with
+        no material, the model's fallback set (labelled not grounded)."""
+        if self._writer is None:
+            return await extract()
+        about = material.about[:MODEL_PASSAGES]
+        try:
+            return await write(self._writer, about)
+        except (LlmTimeoutError, LlmUnavailableError, StudyWriteError) as error:
+            log.warning("study set: the model failed", topic=topic, error=str(error))
+            if not about:
+                raise BadInputError(
+                    f"The course material has nothing on '{topic}', and the language model "
+                    "could not write a set just now; try again later."
+                ) from error
+        made = await extract()
+        note = "the language model could not write this set, so it was taken from the material"
+        return made.model_copy(update={"reason": "; ".join(filter(None, [note, made.reason]))})
+
+
+def _topic(topic: str, noun: str) -> str:
+    topic = " ".join(topic.split())
+    if not topic:
+        raise BadInputError(f"Which topic should the {noun} be about? Name one, like 'limits'.")
+    if len(topic) > MAX_TOPIC_CHARS:
+        raise BadInputError(f"Please name the topic in at most {MAX_TOPIC_CHARS} characters.")
+    return topic
+
+
+def _require(items: Sequence[object], topic: str, noun: str) -> None:
+    if not items:
+        raise BadInputError(
+            f"The material on '{topic}' holds no definitions, formulas or tables I can make "
+            f"{noun} from."
+        )
+
+
+def _build_quiz(
+    topic: str, about: list[SearchHit], wanted: CountRange, pool: list[SearchHit]
+) -> Quiz:
+    return extractive.build_quiz(topic, about, wanted, pool=pool)
+
+
+def _build_mindmap(topic: str, about: list[SearchHit]) -> MindMap:
+    return extractive.build_mindmap(topic, about)
+
+
+async def _off_loop(function: Callable[..., S], *args: Any) -> S:
+    return await asyncio.to_thread(function, *args)
