@@ -454,12 +454,15 @@ def define_generate(generate: argparse.ArgumentParser) -> None:
         help="asked of the model (parametric exercises have one level)",
     )
     exercise.add_argument("--json", action="store_true", help="print the instance as JSON")
+    _define_lesson(what)
     generate.set_defaults(run=cmd_generate)
 
 
 async def cmd_generate(args: argparse.Namespace, settings: Settings) -> int:
     from core.errors import UserFacingError
 
+    if args.what == "lesson":
+        return await cmd_generate_lesson(args, settings)
     async with open_checked_core(settings) as core:
         try:
             instance, sheet = await core.generate_exercise(
@@ -477,6 +480,72 @@ async def cmd_generate(args: argparse.Namespace, settings: Settings) -> int:
         print(f"\n{number}. {step['prompt']}\n   answer: {step['answer']}")
     print(f"\nsolution:\n{data['solution']}")
     print(f"\nsources: {'; '.join(data['sources'])}; verified: {str(data['verified']).lower()}")
+    return 0
+
+
+def _define_lesson(what: Any) -> None:
+    lesson = what.add_parser(
+        "lesson",
+        help="a short lesson on a topic as PDF slides",
+        description="A deck of slides on a topic as a PDF, for a reading profile: written by "
+        "the model when one is configured, otherwise assembled from the course's passages "
+        "(quoted and cited). The same request again is served from the store; --new makes "
+        "a new one.",
+    )
+    _course_and_user(lesson)
+    lesson.add_argument("--topic", required=True, help="the topic, e.g. derivatives")
+    lesson.add_argument("--slides", metavar="MIN-MAX", help="how many slides (default 3-8)")
+    lesson.add_argument(
+        "--profile",
+        choices=("standard", "visual", "adhd", "dyslexia"),
+        default="standard",
+        help="the reading profile the deck is laid out and checked for",
+    )
+    lesson.add_argument("--out", type=Path, metavar="FILE.pdf", help="write the PDF here")
+    lesson.add_argument("--new", action="store_true", help="make a new deck, replacing one")
+    lesson.add_argument("--json", action="store_true", help="print the deck as JSON")
+
+
+async def cmd_generate_lesson(args: argparse.Namespace, settings: Settings) -> int:
+    from core.errors import UserFacingError
+
+    async with open_checked_core(settings) as core:
+        try:
+            result = await core.generate_lesson(
+                args.course, args.topic, user=args.user, slides=args.slides,
+                profile=args.profile, fresh=args.new,
+            )  # fmt: skip
+        except UserFacingError as error:
+            print(f"coursebot: {error}", file=sys.stderr)
+            return 1
+    written = []
+    if args.out is not None:
+        try:
+            args.out.write_bytes(result.pdf)
+            for name, html in result.widgets:  # beside the PDF, as the slides name them
+                (args.out.parent / name).write_bytes(html)
+        except OSError as error:
+            print(f"coursebot: cannot write {args.out}: {error.strerror}", file=sys.stderr)
+            return 1
+        written = [str(args.out), *(str(args.out.parent / name) for name, _ in result.widgets)]
+    if args.json:
+        data = {
+            "material_id": result.material_id,
+            "cached": result.cached,
+            "model": result.model,
+            "sources": list(result.sources),
+            "notes": list(result.notes),
+            "files": written,
+            "deck": result.deck.model_dump(mode="json"),
+        }
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    print(result.caption())
+    for number, slide in enumerate(result.deck.slides, start=1):
+        print(f"\n{number}. {slide.title}")
+        for item in slide.content:
+            print(f"   - {item}")
+    print("\n" + (f"wrote {', '.join(written)}" if written else "(no --out: PDF not written)"))
     return 0
 
 

@@ -29,6 +29,7 @@ from core.exercises import Grader, SymbolicChecker
 from core.generation import MaterialStore, OllamaStructuredModel
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from core.ledger import ReplyLedger
+from core.lessons import LessonService
 from core.llm import ChatModel, OllamaChatModel
 from core.mistakes import MistakeLog
 from core.mistakes.outbox import MistakeOutbox
@@ -266,5 +267,14 @@ def _assemble(
         throttle=throttle,
         outages=outages,
         max_text_chars=settings.max_question_chars,
+        # No SourceFiles: the index keeps text, not the original files, so the visual
+        # profile's figures are diagrams (the caption says so).
+        lessons=LessonService(
+            retriever=retriever,
+            embedder=dense,
+            store=MaterialStore(database),
+            model=generator,
+            timeout_s=settings.ollama_timeout_s * 3,
+        ),
     )
     return Assembly(bot, retriever, index, outbox)

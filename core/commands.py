@@ -35,6 +35,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("sources", "list the course's documents", private=True),
     CommandSpec("practice", "start a guided exercise", "TOPIC|ID"),
     CommandSpec("exercise", "a generated exercise on a topic", "TOPIC [easy|medium|hard]"),
+    CommandSpec(
+        "lesson",
+        "a short lesson on a topic as PDF slides",
+        "TOPIC [--slides MIN-MAX] [--profile standard|visual|adhd|dyslexia] [--new]"
+        ' | edit N "instruction"',
+    ),
     CommandSpec("solution", "the worked solution of your current exercise", private=True),
     CommandSpec("answer", "answer the current step of your exercise", "ANSWER"),
     CommandSpec("hint", "get a hint for the current step", private=True),

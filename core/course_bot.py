@@ -16,7 +16,7 @@ import structlog
 
 from core.answering import QuestionAnswering
 from core.commands import ParsedCommand, command_spec, help_text
-from core.context import Context, Member, Role
+from core.context import Audience, Context, Member, Role
 from core.courses.access import BIND_IN_DM, CourseAccess, NoCourseError, Scope
 from core.courses.ids import parse_course_id
 from core.courses.registry import CourseRegistry
@@ -30,6 +30,8 @@ from core.exercises import ExerciseDefinition
 from core.index import ChunkIndex
 from core.input_limits import check_text_length
 from core.ledger import ReplyLedger
+from core.lessons import LessonResult, LessonService, Profile
+from core.lessons.command import parse_bounds, parse_profile
 from core.material import IngestReport, MaterialIngestor, ProgressCallback, SourceFile
 from core.outages import REDIS, Outages, service_of
 from core.permissions import Action, effective_roles, require
@@ -73,6 +75,7 @@ class CourseBot:
         throttle: RequestThrottle,
         outages: Outages,
         max_text_chars: int,
+        lessons: LessonService,
     ) -> None:
         self._index = index
         self._answers = answers
@@ -86,12 +89,14 @@ class CourseBot:
         self._throttle = throttle
         self._outages = outages
         self._max_text_chars = max_text_chars
+        self._lessons = lessons
         self._handlers: dict[str, Handler] = {
             "ask": lambda _r, ctx, arg: self._ask(ctx, arg),
             "sources": lambda _r, ctx, _a: self._sources(ctx),
             "practice": lambda _r, ctx, arg: self._practice.start(ctx, arg),
             "exercise": lambda _r, ctx, arg: self._practice.exercise(ctx, arg),
             "solution": lambda _r, ctx, _arg: self._practice.solution(ctx),
+            "lesson": lambda _r, ctx, arg: self._lessons.command(ctx, arg),
             "answer": lambda _r, ctx, arg: self._answer(ctx, arg),
             "hint": lambda _r, ctx, _a: self._practice.hint(ctx),
             "skip": lambda _r, ctx, _a: self._practice.skip(ctx),
@@ -323,6 +328,28 @@ class CourseBot:
         and verified when one is configured, else a parametric instance."""
         ctx = Context(platform="console", course_id=parse_course_id(course), user_id=user)
         return await self._practice.generate(ctx, topic, difficulty)
+
+    async def generate_lesson(
+        self,
+        course: str,
+        topic: str,
+        *,
+        user: str,
+        slides: str | None = None,
+        profile: Profile | str | None = None,
+        fresh: bool = False,
+    ) -> LessonResult:
+        """The deck `user` gets for `/lesson TOPIC` in a terminal (their notes included):
+        the stored one when asked before, unless `fresh`."""
+        ctx = Context(
+            platform="console",
+            course_id=parse_course_id(course),
+            user_id=user,
+            audience=Audience.PRIVATE,
+        )
+        return await self._lessons.lesson(
+            ctx, topic, bounds=parse_bounds(slides), profile=parse_profile(profile), fresh=fresh
+        )
 
     async def create_course(self, course: str, instructor: str, *, by: str = "console") -> Notice:
         course_id = parse_course_id(course)

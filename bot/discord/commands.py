@@ -51,6 +51,25 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
     ) -> None:
         await run(interaction, "exercise", f"{topic} {difficulty or ''}".strip())
 
+    @tree.command(name="lesson", description=description("lesson"))
+    @app_commands.describe(
+        topic='the topic, or edit N "instruction" to revise slide N of your last lesson',
+        slides="how many slides, like 4-8 (3-8 when left out)",
+        profile="the reading profile (standard when left out)",
+        new="make a new deck instead of the one made before",
+    )
+    async def lesson(
+        interaction: discord.Interaction,
+        topic: str,
+        slides: str | None = None,
+        profile: Literal["standard", "visual", "adhd", "dyslexia"] | None = None,
+        new: bool = False,
+    ) -> None:
+        # The core parses the same words as a typed `/lesson` line.
+        words = [topic, f"--slides {slides}" if slides else "", "--new" if new else ""]
+        words.append(f"--profile {profile}" if profile else "")
+        await run(interaction, "lesson", " ".join(" ".join(words).split()))
+
     @tree.command(name="answer", description=description("answer"))
     @app_commands.describe(answer="your answer to the current step")
     async def answer(interaction: discord.Interaction, answer: str) -> None:

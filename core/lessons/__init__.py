@@ -25,6 +25,7 @@ from core.lessons.profiles import (
     style_for,
 )
 from core.lessons.render import Engine, pdflatex_available, render_deck, resolve_engine
+from core.lessons.service import LessonResult, LessonService, SourceFiles
 from core.lessons.typst_engine import RenderError
 from core.lessons.widgets import RefusedWidget, SanitisedWidget, sanitise_widget, widget_file_name
 
@@ -32,6 +33,8 @@ __all__ = [
     "Citation",
     "Deck",
     "Engine",
+    "LessonResult",
+    "LessonService",
     "NotEnoughMaterialError",
     "PageImages",
     "Profile",
@@ -45,6 +48,7 @@ __all__ = [
     "SlideCountError",
     "SlideFigure",
     "SlideKind",
+    "SourceFiles",
     "TypstMath",
     "adapt_deck",
     "build_extractive_deck",

@@ -181,3 +181,30 @@ def test_generate_exercise_gives_each_user_a_verified_instance(
     assert len(set(seen)) == 3  # three users, three different sets of data
     assert main(["generate", "exercise", "--course", "sample", "--topic", "Astronomy"]) == 1
     assert capsys.readouterr().err.strip().count("\n") == 0  # one clear line
+
+
+def test_generate_lesson_writes_a_pdf_and_prints_the_deck_as_json(
+    data_dir: Path, sample_course: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from core.lessons import check_pdf
+
+    lecture = sample_course / "lecture-02-derivatives.pdf"
+    assert main(["ingest", str(lecture), "--course", "sample"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "deck.pdf"
+    command = ["generate", "lesson", "--course", "sample", "--topic", "derivatives"]
+    assert main([*command, "--profile", "dyslexia", "--slides", "3-6", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("derivatives: dyslexia profile, ") and f"wrote {out}" in printed
+    assert out.read_bytes().startswith(b"%PDF") and check_pdf(out.read_bytes(), "dyslexia") == []
+
+    assert main([*command, "--profile", "dyslexia", "--slides", "3-6", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["cached"] is True and data["model"] == "extractive" and data["files"] == []
+    assert 3 <= len(data["deck"]["slides"]) <= 6 and data["deck"]["profile"] == "dyslexia"
+    assert all(slide["citations"] for slide in data["deck"]["slides"])
+
+    assert main([*command, "--slides", "9-2"]) == 1
+    assert capsys.readouterr().err.strip().count("\n") == 0  # one clear line

@@ -52,6 +52,7 @@ COMMANDS = {
     "ask": {"question": FINAL_EXAM},
     "practice": {"topic": "derivative-product-rule"},
     "exercise": {"topic": "derivatives", "difficulty": "hard"},
+    "lesson": {"topic": "derivatives", "slides": "3-4", "profile": "adhd"},
     "solution": {},
     "answer": {"answer": "2x"},
     "hint": {},

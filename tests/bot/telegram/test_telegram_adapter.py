@@ -922,3 +922,19 @@ async def test_an_exercise_arrives_with_its_solution_in_a_spoiler_and_runs_guide
     right = joined(await tg.say(dm(ALICE), ALICE, expected.group(1)))
     assert "✓" in right and "step 2/2" in right
     assert "f'(x) =" in joined(await tg.say(dm(ALICE), ALICE, "/solution"))
+
+
+# Lessons ------------------------------------------------------------------------------------
+
+
+async def test_a_lesson_arrives_as_a_document_with_a_preview_photo(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    calls = await tg.say(dm(ALICE), ALICE, "/lesson derivatives --slides 3-4 --profile adhd")
+    [photo] = [c for c in calls if c.method == "sendPhoto"]
+    name, png = photo.files["photo"]
+    assert name == "lesson-derivatives-v1-preview.png" and png.startswith(b"\x89PNG")
+    [document] = [c for c in calls if c.method == "sendDocument"]
+    name, pdf = document.files["document"]
+    assert name == "lesson-derivatives-v1.pdf" and pdf.startswith(b"%PDF")
+    assert document.params["caption"].startswith("derivatives: adhd profile, ")
+    assert "version 1." in document.params["caption"]
