@@ -455,6 +455,8 @@ def define_generate(generate: argparse.ArgumentParser) -> None:
     )
     exercise.add_argument("--json", action="store_true", help="print the instance as JSON")
     _define_lesson(what)
+    for kind in STUDY_KINDS:
+        _define_study(what, kind)
     generate.set_defaults(run=cmd_generate)
 
 
@@ -463,6 +465,8 @@ async def cmd_generate(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.what == "lesson":
         return await cmd_generate_lesson(args, settings)
+    if args.what in STUDY_KINDS:
+        return await cmd_generate_study(args, settings)
     async with open_checked_core(settings) as core:
         try:
             instance, sheet = await core.generate_exercise(
@@ -481,6 +485,78 @@ async def cmd_generate(args: argparse.Namespace, settings: Settings) -> int:
     print(f"\nsolution:\n{data['solution']}")
     print(f"\nsources: {'; '.join(data['sources'])}; verified: {str(data['verified']).lower()}")
     return 0
+
+
+STUDY_KINDS = {
+    "flashcards": "flashcards on a topic (10-15, from definitions, formulas and tables)",
+    "quiz": "a multiple-choice quiz on a topic (15-20 questions, 4 options each)",
+    "mindmap": "a mind map of a topic (--out FILE.png writes the picture)",
+}
+
+
+def _define_study(what: Any, kind: str) -> None:
+    parser = what.add_parser(
+        kind,
+        help=STUDY_KINDS[kind],
+        description=f"{STUDY_KINDS[kind][0].upper()}{STUDY_KINDS[kind][1:]}: grounded in the "
+        "course's material and cited; written by the model when one is configured, otherwise "
+        "built from the material. The same request again is served from the store; --new "
+        "makes a new one.",
+    )
+    _course_and_user(parser)
+    parser.add_argument("--topic", required=True, help="the topic, e.g. derivatives")
+    if kind != "mindmap":
+        parser.add_argument("--count", type=positive_int, metavar="N", help="exactly N items")
+    parser.add_argument("--new", action="store_true", help="make a new set, replacing one")
+    parser.add_argument("--json", action="store_true", help="print the set as JSON")
+    suffix = "png" if kind == "mindmap" else "json"
+    parser.add_argument(
+        "--out", type=Path, metavar=f"FILE.{suffix}", help=f"write the {suffix.upper()} here"
+    )
+
+
+async def cmd_generate_study(args: argparse.Namespace, settings: Settings) -> int:
+    from core.errors import UserFacingError
+
+    async with open_checked_core(settings) as core:
+        try:
+            set_id, value = await core.generate_study_set(
+                args.what, args.course, args.topic, user=args.user, fresh=args.new,
+                count=getattr(args, "count", None),
+            )  # fmt: skip
+            picture = await core.mindmap_picture(value) if args.what == "mindmap" else b""
+        except UserFacingError as error:
+            print(f"coursebot: {error}", file=sys.stderr)
+            return 1
+    data = {"id": set_id, **value.to_json()}
+    if args.out is not None:
+        try:
+            args.out.write_bytes(picture or json.dumps(data, indent=2).encode())
+        except OSError as error:
+            print(f"coursebot: cannot write {args.out}: {error.strerror}", file=sys.stderr)
+            return 1
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    print(_study_text(args.what, value))
+    if args.out is not None:
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _study_text(kind: str, value: Any) -> str:
+    lines = [f"{kind} on {value.topic}" + (f" ({value.reason})" if value.reason else "")]
+    if kind == "flashcards":
+        for n, card in enumerate(value.cards, 1):
+            lines.append(f"{n}. {card.front}\n   → {card.back}")
+    elif kind == "quiz":
+        for n, item in enumerate(value.items, 1):
+            lines.append(f"{n}. {item.question}")
+            lines.extend(f"   {'ABCD'[i]}) {o}" for i, o in enumerate(item.options))
+            lines.append(f"   answer: {'ABCD'[item.correct]}")
+    else:
+        lines.append(value.outline())
+    return "\n".join(lines)
 
 
 def _define_lesson(what: Any) -> None:

@@ -41,6 +41,8 @@ from core.practice.review import MistakeReview
 from core.reranking import CrossEncoderReranker, EmbeddingReranker, Reranker
 from core.retrieval import RetrievalConfig, Retriever
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
+from core.study import StudySets
+from core.study.desk import StudyDesk
 from core.throttle import RequestThrottle
 from core.uploads import ExpectedUploads, UploadDesk
 from ingestion.captioning import OllamaCaptioner
@@ -275,6 +277,18 @@ def _assemble(
             store=MaterialStore(database),
             model=generator,
             timeout_s=settings.ollama_timeout_s * 3,
+        ),
+        study=StudyDesk(
+            StudySets(
+                retriever,
+                MaterialStore(database),
+                embedder=dense,
+                model=generator,
+                timeout_s=settings.ollama_timeout_s * 3,
+            ),
+            store=sessions,
+            outbox=outbox,
+            prefix=settings.redis_prefix,
         ),
     )
     return Assembly(bot, retriever, index, outbox)

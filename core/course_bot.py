@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
+from typing import Any
 
 import structlog
 
@@ -40,6 +41,7 @@ from core.practice.review import MistakeReview, parse_mistake_query
 from core.practice.service import NO_SESSION
 from core.replies import ErrorReply, ExerciseSheet, Notice, Reply, SourceEntry, SourceList
 from core.requests import Request, Response
+from core.study.desk import StudyDesk
 from core.text import shown_name
 from core.throttle import THROTTLED_MESSAGE, RequestThrottle
 from core.uploads import SEND_NOTES_FIRST, UploadDesk
@@ -76,6 +78,7 @@ class CourseBot:
         outages: Outages,
         max_text_chars: int,
         lessons: LessonService,
+        study: StudyDesk,
     ) -> None:
         self._index = index
         self._answers = answers
@@ -90,6 +93,7 @@ class CourseBot:
         self._outages = outages
         self._max_text_chars = max_text_chars
         self._lessons = lessons
+        self._study = study
         self._handlers: dict[str, Handler] = {
             "ask": lambda _r, ctx, arg: self._ask(ctx, arg),
             "sources": lambda _r, ctx, _a: self._sources(ctx),
@@ -97,6 +101,10 @@ class CourseBot:
             "exercise": lambda _r, ctx, arg: self._practice.exercise(ctx, arg),
             "solution": lambda _r, ctx, _arg: self._practice.solution(ctx),
             "lesson": lambda _r, ctx, arg: self._lessons.command(ctx, arg),
+            "flashcards": lambda _r, ctx, arg: self._study.flashcards(ctx, arg),
+            "quiz": lambda _r, ctx, arg: self._study.quiz(ctx, arg),
+            "mindmap": lambda _r, ctx, arg: self._study.mindmap(ctx, arg),
+            "pick": lambda _r, ctx, arg: self._study.pick(ctx, arg),
             "answer": lambda _r, ctx, arg: self._answer(ctx, arg),
             "hint": lambda _r, ctx, _a: self._practice.hint(ctx),
             "skip": lambda _r, ctx, _a: self._practice.skip(ctx),
@@ -328,6 +336,30 @@ class CourseBot:
         and verified when one is configured, else a parametric instance."""
         ctx = Context(platform="console", course_id=parse_course_id(course), user_id=user)
         return await self._practice.generate(ctx, topic, difficulty)
+
+    async def generate_study_set(
+        self,
+        kind: str,
+        course: str,
+        topic: str,
+        *,
+        user: str,
+        fresh: bool = False,
+        count: int | None = None,
+    ) -> tuple[int, Any]:
+        """`user`'s flashcards, quiz or mind map on `topic` in a terminal (their notes
+        included): (the set's id, the set), from the store when asked before unless `fresh`."""
+        ctx = Context(
+            platform="console",
+            course_id=parse_course_id(course),
+            user_id=user,
+            audience=Audience.PRIVATE,
+        )
+        served = await self._study.generate(ctx, kind, topic, fresh=fresh, count=count)
+        return served.material_id, served.value
+
+    async def mindmap_picture(self, mindmap: Any) -> bytes:
+        return await self._study.picture(mindmap)
 
     async def generate_lesson(
         self,

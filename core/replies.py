@@ -103,6 +103,47 @@ class ExerciseSheet:
 
 
 @dataclass(frozen=True, slots=True)
+class QuizQuestion:
+    number: int  # from 1
+    question: str
+    options: tuple[str, ...]
+    correct: int  # 0-based; platforms with native quizzes (Telegram polls) grade with it
+    explanation: str = ""
+    source: Citation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QuizReply:
+    """A quiz to answer: `quiz_id` names it in the store, so an answer (a poll vote, a
+    button, `/pick N B`) finds it again after a restart. `grounded` is false for a fallback
+    quiz written without the material; its answers are never logged."""
+
+    quiz_id: int
+    topic: str
+    questions: tuple[QuizQuestion, ...]
+    grounded: bool = True
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FlashcardView:
+    front: str
+    back: str
+    source: Citation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FlashcardsReply:
+    """Flashcards; adapters keep each back hidden until asked (spoilers)."""
+
+    set_id: int
+    topic: str
+    cards: tuple[FlashcardView, ...]
+    grounded: bool = True
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorReply:
     """An error the user caused, already worded for them."""
 
@@ -123,10 +164,12 @@ Reply = (
     | DocumentReply
     | StepPrompt
     | ExerciseSheet
+    | QuizReply
+    | FlashcardsReply
     | IngestSummary
     | ErrorReply
 )
 REPLY_TYPES = (
-    Answer, Notice, SourceList, DocumentReply, StepPrompt, ExerciseSheet, IngestSummary,
-    ErrorReply,
+    Answer, Notice, SourceList, DocumentReply, StepPrompt, ExerciseSheet, QuizReply,
+    FlashcardsReply, IngestSummary, ErrorReply,
 )  # fmt: skip

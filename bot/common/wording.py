@@ -4,7 +4,17 @@ own markup around these plain strings; the words are chosen once, here."""
 from __future__ import annotations
 
 from core.material import FileResult, FileStatus, IngestProgress, IngestReport
-from core.replies import Answer, Citation, ExerciseSheet, SourceEntry, SourceList, StepPrompt
+from core.replies import (
+    Answer,
+    Citation,
+    ExerciseSheet,
+    FlashcardsReply,
+    QuizQuestion,
+    QuizReply,
+    SourceEntry,
+    SourceList,
+    StepPrompt,
+)
 from core.text import shown_name
 
 # A citation is never cut across messages, so its label must stay well inside any limit.
@@ -69,6 +79,26 @@ def sheet_notes(sheet: ExerciseSheet) -> list[str]:
         labels = "; ".join(shown_name(c.label()) for c in sheet.sources)
         lines.append(f"{MODELLED_ON} {labels}")
     return lines
+
+
+LETTERS = "ABCD"
+QUIZ_HOW = "Answer with /pick N B: the question's number, then A, B, C or D."
+
+
+def quiz_heading(quiz: QuizReply) -> str:
+    return f"Quiz: {quiz.topic} ({plural(len(quiz.questions), 'question')})"
+
+
+def question_lines(question: QuizQuestion) -> list[str]:
+    lines = [f"{question.number}. {question.question}"]
+    lines.extend(f"   {LETTERS[i]}) {option}" for i, option in enumerate(question.options))
+    if question.source is not None:
+        lines.append(f"   ({shown_name(question.source.label())})")
+    return lines
+
+
+def flashcards_heading(cards: FlashcardsReply) -> str:
+    return f"Flashcards: {cards.topic} ({plural(len(cards.cards), 'card')})"
 
 
 def step_heading(step: StepPrompt) -> str:

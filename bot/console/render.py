@@ -9,8 +9,10 @@ from core.replies import (
     DocumentReply,
     ErrorReply,
     ExerciseSheet,
+    FlashcardsReply,
     IngestSummary,
     Notice,
+    QuizReply,
     Reply,
     SourceList,
     StepPrompt,
@@ -38,6 +40,17 @@ def render(reply: Reply) -> str:
             # A terminal cannot hide text: the solution waits for /solution.
             lines = [wording.sheet_heading(reply), reply.statement, *wording.sheet_notes(reply)]
             return "\n".join([*lines, wording.SOLUTION_COMMAND])
+        case QuizReply():
+            lines = [wording.quiz_heading(reply), *([reply.note] if reply.note else [])]
+            for question in reply.questions:
+                lines.extend(["", *wording.question_lines(question)])
+            return "\n".join([*lines, "", wording.QUIZ_HOW])
+        case FlashcardsReply():
+            lines = [wording.flashcards_heading(reply), *([reply.note] if reply.note else [])]
+            for number, card in enumerate(reply.cards, 1):
+                source = f" ({wording.shown_name(card.source.label())})" if card.source else ""
+                lines.append(f"{number}. {card.front}\n   → {card.back}{source}")
+            return "\n".join(lines)
         case ErrorReply(text=text):
             return f"! {text}"
     raise TypeError(f"no console rendering for {type(reply).__name__}")

@@ -70,6 +70,39 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
         words.append(f"--profile {profile}" if profile else "")
         await run(interaction, "lesson", " ".join(" ".join(words).split()))
 
+    @tree.command(name="flashcards", description=description("flashcards"))
+    @app_commands.describe(topic="the topic", new="make new cards", csv="attach a CSV too")
+    async def flashcards(
+        interaction: discord.Interaction, topic: str, new: bool = False, csv: bool = False
+    ) -> None:
+        flags = " --new" * new + " --csv" * csv
+        await run(interaction, "flashcards", f"{topic}{flags}")
+
+    @tree.command(name="quiz", description=description("quiz"))
+    @app_commands.describe(topic="the topic", questions="how many", new="make a new quiz")
+    async def quiz(
+        interaction: discord.Interaction,
+        topic: str,
+        questions: app_commands.Range[int, 1, 30] | None = None,
+        new: bool = False,
+    ) -> None:
+        count = f" {questions}" if questions else ""
+        await run(interaction, "quiz", f"{topic}{count}{' --new' * new}")
+
+    @tree.command(name="pick", description=description("pick"))
+    @app_commands.describe(question="the question's number", option="your answer")
+    async def pick(
+        interaction: discord.Interaction,
+        question: app_commands.Range[int, 1, 30],
+        option: Literal["A", "B", "C", "D"],
+    ) -> None:
+        await run(interaction, "pick", f"{question} {option}")
+
+    @tree.command(name="mindmap", description=description("mindmap"))
+    @app_commands.describe(topic="the topic", new="make a new one")
+    async def mindmap(interaction: discord.Interaction, topic: str, new: bool = False) -> None:
+        await run(interaction, "mindmap", f"{topic}{' --new' * new}")
+
     @tree.command(name="answer", description=description("answer"))
     @app_commands.describe(answer="your answer to the current step")
     async def answer(interaction: discord.Interaction, answer: str) -> None:

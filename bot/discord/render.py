@@ -18,8 +18,10 @@ from core.replies import (
     DocumentReply,
     ErrorReply,
     ExerciseSheet,
+    FlashcardsReply,
     IngestSummary,
     Notice,
+    QuizReply,
     Reply,
     SourceList,
     StepPrompt,
@@ -75,6 +77,20 @@ def render(reply: Reply) -> list[Outgoing]:
             messages = _texts(_pack_text(lead, reply.prompt))
         case ExerciseSheet():
             messages = _texts(pack(_sheet_units(reply), MESSAGE_LIMIT))
+        case QuizReply():
+            units = [_heading(wording.quiz_heading(reply))]
+            units.extend(_pieces(reply.note) if reply.note else [])
+            for question in reply.questions:
+                units.append("\n" + escape("\n".join(wording.question_lines(question))))
+            units.append("\n" + escape(wording.QUIZ_HOW))
+            messages = _texts(pack(units, MESSAGE_LIMIT))
+        case FlashcardsReply():
+            units = [_heading(wording.flashcards_heading(reply))]
+            units.extend(_pieces(reply.note) if reply.note else [])
+            for number, card in enumerate(reply.cards, 1):
+                front, back = escape(card.front[:700]), escape(card.back[:700])
+                units.append(f"{number}. {front}\n||{back}||")
+            messages = _texts(pack(units, MESSAGE_LIMIT))
         case ErrorReply(text=text):
             messages = _texts(_pack_text([], text))
         case _:

@@ -22,8 +22,10 @@ from core.replies import (
     DocumentReply,
     ErrorReply,
     ExerciseSheet,
+    FlashcardsReply,
     IngestSummary,
     Notice,
+    QuizReply,
     Reply,
     SourceList,
     StepPrompt,
@@ -73,6 +75,19 @@ def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
             return _texts([escape(line) for line in wording.ingest_report_lines(report)], limit)
         case ExerciseSheet():
             return _texts(_sheet_units(reply, limit), limit)
+        case QuizReply():
+            units = [bold(wording.quiz_heading(reply)), *_note(reply.note, limit)]
+            for question in reply.questions:
+                units.append("\n" + escape("\n".join(wording.question_lines(question))))
+            units.append("\n" + _italic(wording.QUIZ_HOW, limit)[0])
+            return _texts(units, limit)
+        case FlashcardsReply():
+            units = [bold(wording.flashcards_heading(reply)), *_note(reply.note, limit)]
+            for number, card in enumerate(reply.cards, 1):
+                # The back stays hidden until tapped, as a flashcard should.
+                front, back = escape(_short(card.front)), escape(_short(card.back))
+                units.append(f"{number}. {front}\n<tg-spoiler>{back}</tg-spoiler>")
+            return _texts(units, limit)
         case ErrorReply(text=text):
             return _texts(_body(text, limit), limit)
     raise TypeError(f"no Telegram rendering for {type(reply).__name__}")
@@ -104,6 +119,15 @@ def _body(text: str, limit: int) -> list[str]:
     """Free text as escaped pieces that each fit a message (with room for one tag pair)."""
     room = limit - len("<i></i>")
     return [escape(piece) for piece in split_text(text, room, measure=escaped_length)]
+
+
+def _note(text: str, limit: int) -> list[str]:
+    return _italic(text, limit) if text else []
+
+
+def _short(text: str, chars: int = 1500) -> str:
+    """A card side short enough that a card always fits one message with its markup."""
+    return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
 def _italic(text: str, limit: int) -> list[str]:

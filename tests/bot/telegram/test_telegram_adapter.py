@@ -938,3 +938,16 @@ async def test_a_lesson_arrives_as_a_document_with_a_preview_photo(tg: TelegramB
     assert name == "lesson-derivatives-v1.pdf" and pdf.startswith(b"%PDF")
     assert document.params["caption"].startswith("derivatives: adhd profile, ")
     assert "version 1." in document.params["caption"]
+
+
+async def test_flashcards_hide_their_backs_and_a_quiz_is_answered_with_pick(
+    tg: TelegramBot,
+) -> None:
+    await course_in_dm(tg, ALICE)
+    cards = sent_messages(await tg.say(dm(ALICE), ALICE, "/flashcards exam"))
+    html = "\n".join(call.text for call in cards)
+    assert "<b>Flashcards: exam" in html and "<tg-spoiler>" in html
+    quiz = joined(await tg.say(dm(ALICE), ALICE, "/quiz exam 2"))
+    assert "Quiz: exam (2 questions)" in quiz and "A) " in quiz and "/pick N B" in quiz
+    answered = joined(await tg.say(dm(ALICE), ALICE, "/pick 1 A"))
+    assert answered.startswith(("✓ Question 1", "✗ Question 1"))

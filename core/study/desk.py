@@ -1,0 +1,259 @@
+"""The study commands: `/flashcards TOPIC`, `/quiz TOPIC [N]`, `/mindmap TOPIC` (each with
+`--new`) and the answers to a quiz (`/pick N B` in chat; a poll vote or a button names the
+quiz too). Parsing and replies live here; the sets come from `StudySets`.
+
+A student's answers to a quiz are kept in the session store under compare-and-set: each
+question counts once (a second vote or a replayed update changes nothing), a wrong answer to
+a grounded question goes to the mistake outbox in the same atomic step, and the score is
+given when the last question is answered."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from core.context import Context
+from core.errors import BadInputError
+from core.mistakes.outbox import MistakeOutbox
+from core.replies import (
+    DocumentReply,
+    FlashcardsReply,
+    FlashcardView,
+    Notice,
+    QuizQuestion,
+    QuizReply,
+    Reply,
+)
+from core.sessions import SessionStore, session_key
+from core.study.grading import grade_quiz_answer, quiz_mistake
+from core.study.models import NOT_FROM_MATERIAL, FlashcardSet, MindMap, Quiz
+from core.study.service import Served, StudySets
+
+LETTERS = "ABCD"
+_ANSWERS_TTL = timedelta(days=30)
+_MAX_RACES = 20
+_PICK = re.compile(r"^\s*(?:(\d+)\s+)?(\d+)\s*[\s.:)]\s*([A-Da-d1-4])\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class StudyArguments:
+    topic: str
+    fresh: bool = False
+    count: int | None = None
+    csv: bool = False
+
+
+def parse_study_arguments(argument: str, command: str, *, counted: bool = False) -> StudyArguments:
+    words = argument.split()
+    fresh = "--new" in words
+    as_csv = "--csv" in words
+    words = [w for w in words if w not in ("--new", "--csv")]
+    count = None
+    if counted and words and words[-1].isdigit():
+        count = int(words.pop())
+    topic = " ".join(words)
+    if not topic:
+        extra = " [N]" if counted else ""
+        raise BadInputError(f"Which topic? Use /{command} TOPIC{extra} [--new].")
+    return StudyArguments(topic, fresh, count, as_csv)
+
+
+class StudyDesk:
+    def __init__(
+        self, sets: StudySets, *, store: SessionStore, outbox: MistakeOutbox, prefix: str
+    ) -> None:
+        self._sets = sets
+        self._store = store
+        self._outbox = outbox
+        self._prefix = prefix
+
+    async def flashcards(self, ctx: Context, argument: str) -> list[Reply]:
+        wanted = parse_study_arguments(argument, "flashcards")
+        served = await self._sets.flashcards(ctx, wanted.topic, fresh=wanted.fresh)
+        replies: list[Reply] = [_cards_reply(served.material_id, served.value)]
+        if wanted.csv:
+            replies.append(_cards_csv(served.value))
+        return replies
+
+    async def quiz(self, ctx: Context, argument: str) -> list[Reply]:
+        wanted = parse_study_arguments(argument, "quiz", counted=True)
+        served = await self._sets.quiz(ctx, wanted.topic, fresh=wanted.fresh, count=wanted.count)
+        await self._remember_latest(ctx, served.material_id)
+        return [_quiz_reply(served.material_id, served.value)]
+
+    async def mindmap(self, ctx: Context, argument: str) -> list[Reply]:
+        wanted = parse_study_arguments(argument, "mindmap")
+        served = await self._sets.mindmap(ctx, wanted.topic, fresh=wanted.fresh)
+        picture = await self._sets.mindmap_png(served.value)
+        return [
+            DocumentReply(
+                file_name=f"mindmap-{_slug(wanted.topic)}.png",
+                content=picture,
+                media_type="image/png",
+                caption=_mindmap_caption(served.value),
+            ),
+            Notice(served.value.outline(), title=f"Mind map: {served.value.topic}"),
+        ]
+
+    async def generate(
+        self, ctx: Context, kind: str, topic: str, *, fresh: bool, count: int | None
+    ) -> Served[Any]:
+        """A set for the CLI: kind is flashcards, quiz or mindmap."""
+        if kind == "flashcards":
+            return await self._sets.flashcards(ctx, topic, fresh=fresh, count=count)
+        if kind == "quiz":
+            served = await self._sets.quiz(ctx, topic, fresh=fresh, count=count)
+            await self._remember_latest(ctx, served.material_id)
+            return served
+        if kind == "mindmap":
+            return await self._sets.mindmap(ctx, topic, fresh=fresh)
+        raise BadInputError(f"There is no study set called '{kind}'.")
+
+    async def picture(self, mindmap: MindMap) -> bytes:
+        return await self._sets.mindmap_png(mindmap)
+
+    async def pick(self, ctx: Context, argument: str) -> list[Reply]:
+        """`[QUIZ] N LETTER`: the answer to question N of that quiz (default: the latest)."""
+        match = _PICK.match(argument)
+        if match is None:
+            raise BadInputError("Answer with /pick N B: the question's number, then A, B, C or D.")
+        quiz_text, number, choice = match.groups()
+        quiz_id = int(quiz_text) if quiz_text else await self._latest(ctx)
+        quiz = await self._sets.load(ctx, quiz_id)
+        if not isinstance(quiz, Quiz):
+            raise BadInputError("That quiz is not available to you any more; start one with /quiz.")
+        index = int(number) - 1
+        if not 0 <= index < len(quiz.items):
+            raise BadInputError(f"That quiz has questions 1 to {len(quiz.items)}.")
+        chosen = int(choice) - 1 if choice.isdigit() else LETTERS.index(choice.upper())
+        return await self.answer(ctx, quiz_id, quiz, index, chosen)
+
+    async def answer(
+        self, ctx: Context, quiz_id: int, quiz: Quiz, index: int, chosen: int
+    ) -> list[Reply]:
+        """Record one answer (once per question) and say whether it was right."""
+        key = self._answers_key(ctx, quiz_id)
+        for _ in range(_MAX_RACES):
+            stored = await self._store.get(key)
+            answers: dict[str, bool] = json.loads(stored.value) if stored else {}
+            if str(index) in answers:
+                return [Notice(f"You already answered question {index + 1} of this quiz.")]
+            right = grade_quiz_answer(quiz, chosen, item=index)
+            answers[str(index)] = right
+            mistake = quiz_mistake(
+                ctx, quiz, material_id=quiz_id, item=index, chosen_index=chosen,
+                idempotency_key=f"quiz:{quiz_id}:{index}:{ctx.user_id}",
+            )  # fmt: skip
+            appends = self._outbox.appends([mistake] if mistake else [])
+            version = stored.version if stored else 0
+            if await self._store.compare_and_set(
+                key, json.dumps(answers), version, _ttl_s(), appends
+            ):
+                if mistake:
+                    self._outbox.flush_soon()
+                return [Notice(_feedback(quiz, index, chosen, right, answers))]
+        raise RuntimeError("quiz answers kept changing while recording one")
+
+    async def _remember_latest(self, ctx: Context, quiz_id: int) -> None:
+        """`/pick N B` answers the student's latest quiz in this course."""
+        key = self._latest_key(ctx)
+        for _ in range(_MAX_RACES):
+            stored = await self._store.get(key)
+            version = stored.version if stored else 0
+            if await self._store.compare_and_set(key, str(quiz_id), version, _ttl_s()):
+                return
+
+    async def _latest(self, ctx: Context) -> int:
+        stored = await self._store.get(self._latest_key(ctx))
+        if stored is None:
+            raise BadInputError("You have no quiz open; start one with /quiz TOPIC.")
+        return int(stored.value)
+
+    def _latest_key(self, ctx: Context) -> str:
+        return session_key(self._prefix, "quiz-latest", ctx.course_id, ctx.user_id)
+
+    def _answers_key(self, ctx: Context, quiz_id: int) -> str:
+        return session_key(self._prefix, "quiz-answers", ctx.course_id, ctx.user_id, str(quiz_id))
+
+
+def _ttl_s() -> int:
+    return int(_ANSWERS_TTL.total_seconds())
+
+
+def _feedback(quiz: Quiz, index: int, chosen: int, right: bool, answers: dict[str, bool]) -> str:
+    item = quiz.items[index]
+    if right:
+        line = f"✓ Question {index + 1}: {LETTERS[chosen]} is right."
+    else:
+        right_one = f"{LETTERS[item.correct]}) {item.answer}"
+        line = f"✗ Question {index + 1}: {LETTERS[chosen]} is not it; the answer is {right_one}."
+    if item.source is not None:
+        line += f" Source: {item.source.label()}."
+    if len(answers) == len(quiz.items):
+        score = sum(answers.values())
+        line += f"\nQuiz done: {score} of {len(quiz.items)} right."
+    return line
+
+
+def _note(grounded: bool, reason: str) -> str:
+    parts = [] if grounded else [f"Written by the language model, {NOT_FROM_MATERIAL}."]
+    if reason and reason not in parts[0:1]:
+        parts.append(reason)
+    return " ".join(parts)
+
+
+def _quiz_reply(quiz_id: int, quiz: Quiz) -> QuizReply:
+    questions = tuple(
+        QuizQuestion(
+            number=n,
+            question=item.question,
+            options=tuple(item.options),
+            correct=item.correct,
+            explanation=item.explanation,
+            source=item.source.citation() if item.source else None,
+        )
+        for n, item in enumerate(quiz.items, 1)
+    )
+    return QuizReply(
+        quiz_id, quiz.topic, questions, quiz.grounded, _note(quiz.grounded, quiz.reason)
+    )
+
+
+def _cards_reply(set_id: int, cards: FlashcardSet) -> FlashcardsReply:
+    views = tuple(
+        FlashcardView(c.front, c.back, c.source.citation() if c.source else None)
+        for c in cards.cards
+    )
+    return FlashcardsReply(
+        set_id, cards.topic, views, cards.grounded, _note(cards.grounded, cards.reason)
+    )
+
+
+def _cards_csv(cards: FlashcardSet) -> DocumentReply:
+    """Front, back and source per card: imports into Anki and most flashcard apps."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["front", "back", "source"])
+    for card in cards.cards:
+        writer.writerow([card.front, card.back, card.source.label() if card.source else ""])
+    return DocumentReply(
+        file_name=f"flashcards-{_slug(cards.topic)}.csv",
+        content=out.getvalue().encode(),
+        media_type="text/csv",
+        caption=f"{len(cards.cards)} flashcards on {cards.topic} (CSV: front, back, source)",
+    )
+
+
+def _mindmap_caption(mindmap: MindMap) -> str:
+    sources = sorted({s.file for s in mindmap.sources()})
+    cited = f" — from {', '.join(sources)}" if sources else ""
+    return f"Mind map: {mindmap.topic}{cited}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.casefold()).strip("-")[:40] or "topic"
