@@ -21,6 +21,8 @@ class CommandSpec:
     private: bool = False
     # Shown only where the answer can be kept from the rest of a group.
     confidential: bool = False
+    # In the help and the menus; unlisted commands are what buttons send.
+    listed: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("flashcards", "flashcards on a topic (backs hidden)", "TOPIC [--new] [--csv]"),
     CommandSpec("quiz", "a multiple-choice quiz on a topic", "TOPIC [N] [--new]"),
     CommandSpec("pick", "answer a quiz question", "N A|B|C|D"),
+    CommandSpec("card", "one flashcard of a set, or its back", "SET N [back]", listed=False),
     CommandSpec("mindmap", "a mind map of a topic, as a picture", "TOPIC [--new]"),
     CommandSpec("answer", "answer the current step of your exercise", "ANSWER"),
     CommandSpec("hint", "get a hint for the current step", private=True),
@@ -129,7 +132,7 @@ def help_text(roles: frozenset[Role]) -> str:
         "During a guided exercise, plain messages are your answers.",
     ]
     for spec in COMMANDS:
-        if spec.role in roles:
+        if spec.role in roles and spec.listed:
             usage = f" {spec.usage}" if spec.usage else ""
             lines.append(f"/{spec.name}{usage} — {spec.summary}")
     return "\n".join(lines)

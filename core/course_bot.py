@@ -105,6 +105,7 @@ class CourseBot:
             "quiz": lambda _r, ctx, arg: self._study.quiz(ctx, arg),
             "mindmap": lambda _r, ctx, arg: self._study.mindmap(ctx, arg),
             "pick": lambda _r, ctx, arg: self._study.pick(ctx, arg),
+            "card": lambda _r, ctx, arg: self._study.card(ctx, arg),
             "answer": lambda _r, ctx, arg: self._answer(ctx, arg),
             "hint": lambda _r, ctx, _a: self._practice.hint(ctx),
             "skip": lambda _r, ctx, _a: self._practice.skip(ctx),

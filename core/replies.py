@@ -144,6 +144,19 @@ class FlashcardsReply:
 
 
 @dataclass(frozen=True, slots=True)
+class FlashcardTurn:
+    """One card of a set, for platforms that show cards one at a time with buttons (show
+    the answer, next): `back` is None until the card is turned."""
+
+    set_id: int
+    number: int  # from 1
+    count: int
+    front: str
+    back: str | None = None
+    source: Citation | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorReply:
     """An error the user caused, already worded for them."""
 
@@ -166,10 +179,11 @@ Reply = (
     | ExerciseSheet
     | QuizReply
     | FlashcardsReply
+    | FlashcardTurn
     | IngestSummary
     | ErrorReply
 )
 REPLY_TYPES = (
     Answer, Notice, SourceList, DocumentReply, StepPrompt, ExerciseSheet, QuizReply,
-    FlashcardsReply, IngestSummary, ErrorReply,
+    FlashcardsReply, FlashcardTurn, IngestSummary, ErrorReply,
 )  # fmt: skip

@@ -9,6 +9,7 @@ from core.replies import (
     Citation,
     ExerciseSheet,
     FlashcardsReply,
+    FlashcardTurn,
     QuizQuestion,
     QuizReply,
     SourceEntry,
@@ -94,6 +95,15 @@ def question_lines(question: QuizQuestion) -> list[str]:
     lines.extend(f"   {LETTERS[i]}) {option}" for i, option in enumerate(question.options))
     if question.source is not None:
         lines.append(f"   ({shown_name(question.source.label())})")
+    return lines
+
+
+def card_lines(card: FlashcardTurn) -> list[str]:
+    lines = [f"Card {card.number} of {card.count}", card.front]
+    if card.back is not None:
+        lines.append(f"→ {card.back}")
+        if card.source is not None:
+            lines.append(f"({shown_name(card.source.label())})")
     return lines
 
 

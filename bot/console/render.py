@@ -10,6 +10,7 @@ from core.replies import (
     ErrorReply,
     ExerciseSheet,
     FlashcardsReply,
+    FlashcardTurn,
     IngestSummary,
     Notice,
     QuizReply,
@@ -45,6 +46,8 @@ def render(reply: Reply) -> str:
             for question in reply.questions:
                 lines.extend(["", *wording.question_lines(question)])
             return "\n".join([*lines, "", wording.QUIZ_HOW])
+        case FlashcardTurn():
+            return "\n".join(wording.card_lines(reply))
         case FlashcardsReply():
             lines = [wording.flashcards_heading(reply), *([reply.note] if reply.note else [])]
             for number, card in enumerate(reply.cards, 1):

@@ -19,6 +19,7 @@ from core.replies import (
     ErrorReply,
     ExerciseSheet,
     FlashcardsReply,
+    FlashcardTurn,
     IngestSummary,
     Notice,
     QuizReply,
@@ -84,6 +85,8 @@ def render(reply: Reply) -> list[Outgoing]:
                 units.append("\n" + escape("\n".join(wording.question_lines(question))))
             units.append("\n" + escape(wording.QUIZ_HOW))
             messages = _texts(pack(units, MESSAGE_LIMIT))
+        case FlashcardTurn():
+            messages = _texts(pack(_pieces("\n".join(wording.card_lines(reply))), MESSAGE_LIMIT))
         case FlashcardsReply():
             units = [_heading(wording.flashcards_heading(reply))]
             units.extend(_pieces(reply.note) if reply.note else [])

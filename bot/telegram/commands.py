@@ -13,7 +13,7 @@ def menu(*, for_admins: bool) -> list[BotCommand]:
     return [
         BotCommand(spec.name, spec.summary)
         for spec in COMMANDS
-        if for_admins or spec.role is Role.STUDENT
+        if spec.listed and (for_admins or spec.role is Role.STUDENT)
     ]
 
 

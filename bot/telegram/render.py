@@ -23,6 +23,7 @@ from core.replies import (
     ErrorReply,
     ExerciseSheet,
     FlashcardsReply,
+    FlashcardTurn,
     IngestSummary,
     Notice,
     QuizReply,
@@ -81,6 +82,8 @@ def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
                 units.append("\n" + escape("\n".join(wording.question_lines(question))))
             units.append("\n" + _italic(wording.QUIZ_HOW, limit)[0])
             return _texts(units, limit)
+        case FlashcardTurn():
+            return _texts([escape("\n".join(wording.card_lines(reply)))], limit)
         case FlashcardsReply():
             units = [bold(wording.flashcards_heading(reply)), *_note(reply.note, limit)]
             for number, card in enumerate(reply.cards, 1):

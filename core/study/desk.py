@@ -23,6 +23,7 @@ from core.mistakes.outbox import MistakeOutbox
 from core.replies import (
     DocumentReply,
     FlashcardsReply,
+    FlashcardTurn,
     FlashcardView,
     Notice,
     QuizQuestion,
@@ -116,6 +117,31 @@ class StudyDesk:
 
     async def picture(self, mindmap: MindMap) -> bytes:
         return await self._sets.mindmap_png(mindmap)
+
+    async def card(self, ctx: Context, argument: str) -> list[Reply]:
+        """`SET N [back]`: card N of a flashcard set, turned with `back` (what a "show
+        answer" or "next" button asks for, after a restart too)."""
+        words = argument.split()
+        if len(words) not in (2, 3) or not all(w.isdigit() for w in words[:2]):
+            raise BadInputError("Use /card SET N [back] (the numbers the buttons carry).")
+        cards = await self._sets.load(ctx, int(words[0]))
+        if not isinstance(cards, FlashcardSet) or not cards.cards:
+            raise BadInputError("Those flashcards are not available to you any more.")
+        number = int(words[1])
+        if not 1 <= number <= len(cards.cards):
+            raise BadInputError(f"That set has cards 1 to {len(cards.cards)}.")
+        card = cards.cards[number - 1]
+        turned = len(words) == 3 and words[2].lower() == "back"
+        return [
+            FlashcardTurn(
+                set_id=int(words[0]),
+                number=number,
+                count=len(cards.cards),
+                front=card.front,
+                back=card.back if turned else None,
+                source=card.source.citation() if card.source else None,
+            )
+        ]
 
     async def pick(self, ctx: Context, argument: str) -> list[Reply]:
         """`[QUIZ] N LETTER`: the answer to question N of that quiz (default: the latest)."""
