@@ -165,6 +165,12 @@ Every courses/<course_id>/ folder is ingested as its own course into a temporary
 into --index DIR, kept and reused: unchanged files are skipped), then every question is asked
 in its course. The top 10 chunks are retrieved once per question with --variant.
 
+With --budget CHARS, passages are packed the way the answer path packs them
+(COURSEBOT_ANSWER_CONTEXT_CHARS, default 4000): in rank order, whole while they fit; the first
+that does not is cut at the last sentence end or line break that fits, and packing stops (a
+cut head under 200 characters is left out, unless it is the top passage). Without --budget
+the answerer reads the top --k whole.
+
 Metrics, overall and per question type:
   source_hit@1, source_hit@5  share of answerable questions with gold_sources whose first 1
                               (5) chunks include one from a gold file (names compared
@@ -174,15 +180,24 @@ Metrics, overall and per question type:
   span_hit@5                  share of questions with gold_spans where some top-5 chunk holds
                               at least 80% of a gold span's word tokens (as a multiset), both
                               normalised: NFKC, lower case, ligatures, line-end hyphenation,
-                              punctuation, whitespace
+                              punctuation, whitespace (with --budget: the top 5
+                              packed to the budget)
+  ctx_chars                   mean characters of the passages the answerer reads (the top
+                              --k, packed to --budget)
   abstain                     (--answers) share of unanswerable questions the bot declined
                               (an answer with grounded false)
   wrong_abstain               (--answers) share of answerable questions the bot declined
+  answer_span_hit             (--answers) share of questions with gold_spans whose shown
+                              answer holds a gold span (the 80% rule above; a decline holds
+                              none)
+  answer_chars                (--answers) mean characters of the grounded answers shown
   p50_ms, p95_ms              retrieval latency per question (the retrieve call alone)
 
 The last line of stdout is one summary line, figures not computed left out:
-  eval: n=… source_hit@1=… source_hit@5=… mrr@10=… span_hit@5=… abstain=… wrong_abstain=…
-  p50_ms=… p95_ms=…
+  eval: n=… source_hit@1=… source_hit@5=… mrr@10=… span_hit@5=… ctx_chars=… abstain=…
+  wrong_abstain=… answer_span_hit=… answer_chars=… p50_ms=… p95_ms=…
+--json OUT also records the run's configuration (variant, k, budget, models, embedder,
+package versions, python).
 A question whose course has no folder counts as a retrieval miss (with a warning). Exits 2
 when DATASET_DIR, its courses/ folder or questions.jsonl is missing."""
 
@@ -207,7 +222,12 @@ async def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         print(f"coursebot: {error}", file=sys.stderr)
         return 2
     options = EvalOptions(
-        k=args.k, answers=args.answers, variant=args.variant, index_dir=args.index
+        k=args.k,
+        answers=args.answers,
+        variant=args.variant,
+        index_dir=args.index,
+        budget=args.budget,
+        limit=args.limit,
     )
     console = Console(stderr=True)
     async with open_evaluation(dataset, settings, options) as evaluation:
@@ -343,7 +363,15 @@ def define_eval(evaluate: argparse.ArgumentParser) -> None:
     evaluate.add_argument(
         "--answers",
         action="store_true",
-        help="also answer every question through the bot (adds abstain and wrong_abstain)",
+        help="also answer every question through the bot (adds abstain, wrong_abstain, "
+        "answer_span_hit and answer_chars)",
+    )
+    evaluate.add_argument(
+        "--budget",
+        type=positive_int,
+        metavar="CHARS",
+        help="pack the passages the answerer reads into CHARS characters, as the answer path "
+        "does (default: no budget, the top --k whole)",
     )
     evaluate.add_argument(
         "--limit", type=positive_int, metavar="N", help="only the first N questions, in file order"

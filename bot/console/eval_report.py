@@ -22,9 +22,11 @@ OVERALL = "all"
 
 
 def format_metric(name: str, value: float | int) -> str:
-    """Counts as integers, latencies with 1 decimal, rates with 3."""
+    """Counts and mean character counts as integers, latencies with 1 decimal, rates with 3."""
     if name == "n":
         return str(value)
+    if name.endswith("_chars"):
+        return f"{value:.0f}"
     if name.endswith("_ms"):
         return f"{value:.1f}"
     return f"{value:.3f}"
@@ -69,9 +71,10 @@ def render_header(result: EvalResult) -> str:
     index = str(options.index_dir) if options.index_dir else "temporary"
     courses = len({q.course for q in result.questions})
     mode = f"answers with k={options.k}" if options.answers else f"k={options.k}"
+    budget = f"budget {options.budget} chars" if options.budget else "no budget"
     return (
         f"{result.dataset.name}: {len(result.questions)} questions in {courses} courses · "
-        f"variant {options.variant} · {mode} · index {index} · "
+        f"variant {options.variant} · {mode} · {budget} · index {index} · "
         f"ingest {result.ingest_s:.1f} s · ask {result.ask_s:.1f} s"
     )
 
@@ -87,14 +90,17 @@ def render_ingest_summary(result: EvalResult) -> str:
 
 
 def report_json(result: EvalResult) -> dict[str, Any]:
-    """The whole run as JSON-ready data: options, overall and per-type figures, questions."""
+    """The whole run as JSON-ready data: its configuration, overall and per-type figures,
+    questions."""
     options = result.options
     return {
         "dataset": str(result.dataset),
         "variant": options.variant,
         "k": options.k,
+        "budget": options.budget,
         "answers": options.answers,
         "index": str(options.index_dir) if options.index_dir else None,
+        "config": _jsonable(result.config),
         "ingest_s": round(result.ingest_s, 3),
         "ask_s": round(result.ask_s, 3),
         "overall": _metrics_json(result.overall),
@@ -110,6 +116,8 @@ def _metrics_json(metrics: Metrics) -> dict[str, Any]:
         "n_spans": metrics.n_spans,
         "n_answerable": metrics.n_answerable,
         "n_unanswerable": metrics.n_unanswerable,
+        "n_answer_spans": metrics.n_answer_spans,
+        "n_grounded": metrics.n_grounded,
     }
 
 
@@ -125,9 +133,13 @@ def _question_json(result: QuestionResult) -> dict[str, Any]:
         "source_hit@5": score.source_hit_5,
         "rr@10": score.reciprocal_rank,
         "span_hit@5": score.span_hit_5,
+        "ctx_chars": result.ctx_chars,
         "latency_ms": None if result.latency_ms is None else round(result.latency_ms, 3),
         "grounded": result.grounded,
         "support": _jsonable(result.support),
+        "answer": result.answer,
+        "answer_chars": result.answer_chars,
+        "answer_span_hit": result.answer_span_hit,
         "error": result.error,
     }
 

@@ -1,6 +1,7 @@
 """The evaluation run (`coursebot eval`): ingest a dataset's courses into an index of their
 own, ask every question, score what came back with the metrics in `core.evaluation`."""
 
+from bot.evaluation.run_config import RunConfig
 from bot.evaluation.runner import (
     CourseIngest,
     DatasetError,
@@ -22,6 +23,7 @@ __all__ = [
     "EvalQuestion",
     "EvalResult",
     "Evaluation",
+    "RunConfig",
     "load_dataset",
     "open_evaluation",
     "run_eval",

@@ -19,15 +19,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.composition import Assembly, open_assembly
+from bot.evaluation.run_config import RunConfig, run_config
 from config import Settings
+from core.answering import pack, passage_chars
 from core.commands import ParsedCommand
 from core.context import Audience, Context, Member
 from core.course_bot import CourseBot
 from core.evaluation.metrics import (
     RETRIEVE_DEPTH,
+    SPAN_DEPTH,
     Metrics,
     QuestionResult,
     RetrievalScore,
+    answer_holds_span,
     by_type,
     score_retrieval,
     summarise,
@@ -71,12 +75,17 @@ class EvalDataset:
 @dataclass(frozen=True, slots=True)
 class EvalOptions:
     """`k` is the retrieval depth of the answer path (--answers); the retrieval metrics
-    always look at the top 10."""
+    always look at the top 10. `budget` packs the passages the answerer reads (the top k)
+    and those span_hit@5 judges (the top 5) into that many characters with the answer path's
+    rule (`core.answering.budget.pack`); None reads them whole. `limit` is only recorded:
+    the dataset was loaded with it."""
 
     k: int = 5
     answers: bool = False
     variant: str = DEFAULT_VARIANT
     index_dir: Path | None = None
+    budget: int | None = None
+    limit: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +98,7 @@ class CourseIngest:
 class EvalResult:
     dataset: Path
     options: EvalOptions
+    config: RunConfig
     questions: tuple[QuestionResult, ...]
     overall: Metrics
     by_type: dict[str, Metrics]
@@ -141,10 +151,17 @@ def _question(line: str, where: str) -> EvalQuestion:
         raise DatasetError(f"{where}: a question needs id, course and question ({error})") from None
 
 
-def eval_settings(settings: Settings, data_dir: Path) -> Settings:
-    """The settings with the index in `data_dir`, in embedded Qdrant, and sessions in the
-    process (the questions' conversations must not reach a shared Redis)."""
-    update = {"data_dir": data_dir, "qdrant_url": None, "qdrant_api_key": None, "redis_url": None}
+def eval_settings(settings: Settings, data_dir: Path, budget: int | None = None) -> Settings:
+    """The settings with the index in `data_dir`, in embedded Qdrant, sessions in the process
+    (the questions' conversations must not reach a shared Redis), and the answer path's
+    context budget the evaluated one."""
+    update = {
+        "data_dir": data_dir,
+        "qdrant_url": None,
+        "qdrant_api_key": None,
+        "redis_url": None,
+        "answer_context_chars": budget,
+    }
     return settings.model_copy(update=update)
 
 
@@ -152,13 +169,16 @@ class Evaluation:
     """One run over a dataset with the core open: `ingest()`, then `ask()`, then `result()`.
     Open it with `open_evaluation`; `run_eval` does all three."""
 
-    def __init__(self, assembly: Assembly, dataset: EvalDataset, options: EvalOptions) -> None:
+    def __init__(
+        self, assembly: Assembly, dataset: EvalDataset, options: EvalOptions, config: RunConfig
+    ) -> None:
         # The core's answer path retrieves with the evaluated variant at depth --k, and
         # `retriever` is that same retriever, scored directly.
         self.core = assembly.bot
         self.retriever = assembly.retriever
         self.dataset = dataset
         self.options = options
+        self.config = config
         self._ingested: list[CourseIngest] = []
         self._warnings: list[str] = []
         self._results: list[QuestionResult] = []
@@ -178,7 +198,7 @@ class Evaluation:
         """Ask every question in its course; `on_question` is told (done, total) after each."""
         started = time.perf_counter()
         self._results = await _ask(
-            self.core, self.retriever, self.dataset, self.options.answers, on_question
+            self.core, self.retriever, self.dataset, self.options, on_question
         )
         self._ask_s += time.perf_counter() - started
 
@@ -186,6 +206,7 @@ class Evaluation:
         return EvalResult(
             dataset=self.dataset.root,
             options=self.options,
+            config=self.config,
             questions=tuple(self._results),
             overall=summarise(self._results),
             by_type=by_type(self._results),
@@ -201,17 +222,27 @@ async def open_evaluation(
     dataset: EvalDataset, settings: Settings, options: EvalOptions
 ) -> AsyncIterator[Evaluation]:
     """The core on the evaluation's own index: in `options.index_dir`, or a temporary data dir
-    removed on exit. Qdrant runs embedded either way."""
+    removed on exit. Qdrant runs embedded either way; the answer path packs its passages
+    into `options.budget`."""
     if options.variant not in VARIANTS:
         raise ValueError(f"unknown retrieval variant {options.variant!r}")
     keep = options.index_dir
     folder = nullcontext(str(keep)) if keep else tempfile.TemporaryDirectory(prefix="coursebot-")
     with folder as data_dir:
         config = VARIANTS[options.variant]
-        async with open_assembly(
-            eval_settings(settings, Path(data_dir)), retrieval=config, k=options.k
-        ) as assembly:
-            yield Evaluation(assembly, dataset, options)
+        run_settings = eval_settings(settings, Path(data_dir), options.budget)
+        async with open_assembly(run_settings, retrieval=config, k=options.k) as assembly:
+            recorded = run_config(
+                run_settings,
+                assembly.retriever,
+                variant=options.variant,
+                k=options.k,
+                budget=options.budget,
+                answers=options.answers,
+                limit=options.limit,
+                questions=len(dataset.questions),
+            )
+            yield Evaluation(assembly, dataset, options, recorded)
 
 
 async def run_eval(
@@ -270,16 +301,16 @@ async def _ask(
     core: CourseBot,
     retriever: Retriever,
     dataset: EvalDataset,
-    answers: bool,
+    options: EvalOptions,
     on_question: QuestionProgress | None,
 ) -> list[QuestionResult]:
     results: list[QuestionResult] = []
     total = len(dataset.questions)
     for number, question in enumerate(dataset.questions, start=1):
         if question.course in dataset.courses:
-            result = await _ask_one(core, retriever, question, answers)
+            result = await _ask_one(core, retriever, question, options)
         else:
-            result = _missed(question, answers)
+            result = _missed(question, options.answers)
         results.append(result)
         if on_question is not None:
             on_question(number, total)
@@ -287,22 +318,25 @@ async def _ask(
 
 
 async def _ask_one(
-    core: CourseBot, retriever: Retriever, question: EvalQuestion, answers: bool
+    core: CourseBot, retriever: Retriever, question: EvalQuestion, options: EvalOptions
 ) -> QuestionResult:
     ctx = Context(platform=PLATFORM, course_id=question.course, user_id=USER_ID)
     started = time.perf_counter()
     hits = await retriever.retrieve(ctx, question.question, k=RETRIEVE_DEPTH)
     latency_ms = (time.perf_counter() - started) * 1000
     files = tuple(hit.chunk.file_name for hit in hits)
+    # Sources and ranks are judged on the whole ranking; spans on what a budget lets through.
+    texts = [hit.chunk.text for hit in pack(hits[:SPAN_DEPTH], options.budget)]
     score = score_retrieval(
         files,
-        [hit.chunk.text for hit in hits],
+        texts,
         answerable=question.answerable,
         gold_sources=question.gold_sources,
         gold_spans=question.gold_spans,
     )
-    result = _result(question, files, score, latency_ms)
-    if not answers:
+    context = pack(hits[: options.k], options.budget)
+    result = replace(_result(question, files, score, latency_ms), ctx_chars=passage_chars(context))
+    if not options.answers:
         return result
     # Each question is a conversation of its own, so none reads as a follow-up of another.
     asker = Member(platform=PLATFORM, user_id=f"{USER_ID}:{question.id}")
@@ -317,8 +351,15 @@ async def _ask_one(
     [reply] = (await core.handle(request)).replies
     if not isinstance(reply, Answer):  # an empty course or question: the bot did not answer
         error = reply.text if isinstance(reply, ErrorReply) else type(reply).__name__
-        return replace(result, grounded=False, error=error)
-    return replace(result, grounded=reply.grounded, support=reply.support)
+        return _unanswered(result, question, error)
+    return replace(
+        result,
+        grounded=reply.grounded,
+        support=reply.support,
+        answer=reply.text,
+        answer_chars=len(reply.text),
+        answer_span_hit=answer_holds_span(reply.text, question.gold_spans),
+    )
 
 
 def _missed(question: EvalQuestion, answers: bool) -> QuestionResult:
@@ -331,9 +372,17 @@ def _missed(question: EvalQuestion, answers: bool) -> QuestionResult:
         gold_spans=question.gold_spans,
     )
     result = _result(question, (), score, None)
-    if answers:
-        result = replace(result, grounded=False, error="the course has no folder")
-    return result
+    return _unanswered(result, question, "the course has no folder") if answers else result
+
+
+def _unanswered(result: QuestionResult, question: EvalQuestion, error: str) -> QuestionResult:
+    """No answer was shown: a decline, and no gold span in it."""
+    return replace(
+        result,
+        grounded=False,
+        error=error,
+        answer_span_hit=answer_holds_span("", question.gold_spans),
+    )
 
 
 def _result(

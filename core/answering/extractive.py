@@ -119,7 +119,6 @@ class ExtractiveAnswerer:
             dtype=np.float32,
         )
 
-
     def _leads_with_subject(self, question: str, sentences: list[_Sentence]) -> np.ndarray:
         """The share of the question's key terms among a sentence's first words (a table
         row's first cell, a bullet's subject)."""

@@ -1,11 +1,13 @@
-"""Question answering, end to end: follow-up rewriting, tenant-scoped retrieval, a cited
-answer or an abstention, and the turn remembered for the next follow-up."""
+"""Question answering, end to end: follow-up rewriting, tenant-scoped retrieval, the passages
+packed into the context budget, a cited answer or an abstention, and the turn remembered for
+the next follow-up."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Protocol
 
+from core.answering.budget import DEFAULT_CONTEXT_CHARS, pack
 from core.answering.extractive import ExtractiveAnswerer
 from core.context import Context
 from core.conversation import ConversationMemory, QuestionRewriter, Turn
@@ -25,6 +27,9 @@ class Answerer(Protocol):
 
 
 class QuestionAnswering:
+    """`k` passages are retrieved, then packed into `context_chars` characters (None: no
+    budget) by `core.answering.budget.pack`; both answerers read only the packed ones."""
+
     def __init__(
         self,
         *,
@@ -34,6 +39,7 @@ class QuestionAnswering:
         memory: ConversationMemory,
         rewriter: QuestionRewriter,
         k: int = 5,
+        context_chars: int | None = DEFAULT_CONTEXT_CHARS,
     ) -> None:
         self.retriever = retriever
         self.answerer = answerer
@@ -41,11 +47,12 @@ class QuestionAnswering:
         self.memory = memory
         self.rewriter = rewriter
         self.k = k
+        self.context_chars = context_chars
 
     async def ask(self, ctx: Context, question: str) -> Answer:
         history = await self.memory.recent(ctx)
         standalone = await self.rewriter.standalone(question, history)
-        hits = await self.retriever.retrieve(ctx, standalone, k=self.k)
+        hits = pack(await self.retriever.retrieve(ctx, standalone, k=self.k), self.context_chars)
         try:
             answer = await self.answerer.answer(standalone, hits)
         except LlmUnavailableError:

@@ -1,9 +1,11 @@
 """Evaluation metrics as pure functions: text normalisation, gold-span matching, source hits,
-reciprocal rank, latency percentiles and their aggregation, overall and per question type.
+reciprocal rank, context and answer sizes, latency percentiles and their aggregation, overall
+and per question type.
 
-A gold span "hits" a chunk when at least 80% of the span's word tokens (as a multiset) occur
-among the chunk's tokens, both sides normalised first: the spans are copied from the PDFs'
-text, so they differ from extracted text in ligatures, line-end hyphenation and spacing."""
+A gold span "hits" a chunk (or a shown answer) when at least 80% of the span's word tokens
+(as a multiset) occur among its tokens, both sides normalised first: the spans are copied from
+the PDFs' text, so they differ from extracted text in ligatures, line-end hyphenation and
+spacing."""
 
 from __future__ import annotations
 
@@ -125,6 +127,12 @@ def score_retrieval(
     )
 
 
+def answer_holds_span(answer_text: str, gold_spans: Sequence[str]) -> bool | None:
+    """Whether the shown answer holds some gold span (the same 80% token rule as retrieval);
+    None when there is no gold span to judge by. An abstention holds none."""
+    return any_span_hit(gold_spans, [answer_text]) if gold_spans else None
+
+
 @dataclass(frozen=True, slots=True)
 class QuestionResult:
     """What happened to one question: its retrieval, latency and (with answers) the reply."""
@@ -136,9 +144,16 @@ class QuestionResult:
     retrieved: tuple[str, ...]
     score: RetrievalScore
     latency_ms: float | None
+    # Characters of the passages the answerer reads (the top k, packed to the budget).
+    ctx_chars: int | None = None
     grounded: bool | None = None
     support: object | None = None
     error: str | None = None
+    # With answers: the shown answer, its length, and whether it holds a gold span (None
+    # when the question has no gold spans).
+    answer: str | None = None
+    answer_chars: int | None = None
+    answer_span_hit: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,14 +166,19 @@ class Metrics:
     source_hit_5: float | None = None
     mrr_10: float | None = None
     span_hit_5: float | None = None
+    ctx_chars: float | None = None
     abstain: float | None = None
     wrong_abstain: float | None = None
+    answer_span_hit: float | None = None
+    answer_chars: float | None = None
     p50_ms: float | None = None
     p95_ms: float | None = None
     n_sources: int = 0
     n_spans: int = 0
     n_unanswerable: int = 0
     n_answerable: int = 0
+    n_answer_spans: int = 0
+    n_grounded: int = 0
 
     def named(self) -> dict[str, int | float | None]:
         """The figures under the names the summary line and JSON report use."""
@@ -168,8 +188,11 @@ class Metrics:
             "source_hit@5": self.source_hit_5,
             "mrr@10": self.mrr_10,
             "span_hit@5": self.span_hit_5,
+            "ctx_chars": self.ctx_chars,
             "abstain": self.abstain,
             "wrong_abstain": self.wrong_abstain,
+            "answer_span_hit": self.answer_span_hit,
+            "answer_chars": self.answer_chars,
             "p50_ms": self.p50_ms,
             "p95_ms": self.p95_ms,
         }
@@ -184,8 +207,9 @@ def _rate(flags: Sequence[bool]) -> float | None:
 
 
 def summarise(results: Sequence[QuestionResult]) -> Metrics:
-    """Aggregate question results. Abstention figures count only questions that were
-    answered (grounded is not None)."""
+    """Aggregate question results. Abstention and answer figures count only questions that
+    were answered (grounded is not None); answer_chars only the grounded answers, so the
+    fixed "not covered" sentence does not dilute how long quotes are."""
     scores = [r.score for r in results]
     hit_1 = [s.source_hit_1 for s in scores if s.source_hit_1 is not None]
     hit_5 = [s.source_hit_5 for s in scores if s.source_hit_5 is not None]
@@ -194,20 +218,30 @@ def summarise(results: Sequence[QuestionResult]) -> Metrics:
     unanswerable = [not r.grounded for r in results if r.grounded is not None and not r.answerable]
     answerable = [not r.grounded for r in results if r.grounded is not None and r.answerable]
     latencies = [r.latency_ms for r in results if r.latency_ms is not None]
+    contexts = [float(r.ctx_chars) for r in results if r.ctx_chars is not None]
+    answer_spans = [r.answer_span_hit for r in results if r.answer_span_hit is not None]
+    answer_sizes = [
+        float(r.answer_chars) for r in results if r.grounded and r.answer_chars is not None
+    ]
     return Metrics(
         n=len(results),
         source_hit_1=_rate(hit_1),
         source_hit_5=_rate(hit_5),
         mrr_10=_mean(ranks),
         span_hit_5=_rate(spans),
+        ctx_chars=_mean(contexts),
         abstain=_rate(unanswerable),
         wrong_abstain=_rate(answerable),
+        answer_span_hit=_rate(answer_spans),
+        answer_chars=_mean(answer_sizes),
         p50_ms=percentile(latencies, 50),
         p95_ms=percentile(latencies, 95),
         n_sources=len(hit_5),
         n_spans=len(spans),
         n_unanswerable=len(unanswerable),
         n_answerable=len(answerable),
+        n_answer_spans=len(answer_spans),
+        n_grounded=len(answer_sizes),
     )
 
 

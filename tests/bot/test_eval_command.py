@@ -1,9 +1,11 @@
 """`coursebot eval`, run in-process on a tiny two-course dataset: the summary line scripts
-parse, the JSON report, --limit, --answers, and the errors a user can cause."""
+parse, the JSON report and its configuration block, --limit, --budget, --answers, and the
+errors a user can cause."""
 
 from __future__ import annotations
 
 import json
+import platform
 import re
 from pathlib import Path
 
@@ -14,8 +16,9 @@ from core.retrieval import DEFAULT_VARIANT
 
 SUMMARY = re.compile(
     r"^eval: n=(?P<n>\d+) source_hit@1=\d\.\d{3} source_hit@5=(?P<hit5>\d\.\d{3}) "
-    r"mrr@10=\d\.\d{3} span_hit@5=(?P<span5>\d\.\d{3})"
-    r"(?P<answers> abstain=\d\.\d{3} wrong_abstain=\d\.\d{3})? "
+    r"mrr@10=\d\.\d{3} span_hit@5=(?P<span5>\d\.\d{3}) ctx_chars=(?P<ctx>\d+)"
+    r"(?P<answers> abstain=\d\.\d{3} wrong_abstain=\d\.\d{3} "
+    r"answer_span_hit=(?P<answer_span>\d\.\d{3}) answer_chars=(?P<answer_chars>\d+))? "
     r"p50_ms=\d+\.\d p95_ms=\d+\.\d$"
 )
 
@@ -140,14 +143,20 @@ def test_eval_prints_a_per_type_table_and_ends_with_the_summary_line(
         "source_hit@5",
         "rr@10",
         "span_hit@5",
+        "ctx_chars",
         "latency_ms",
         "grounded",
         "support",
+        "answer",
+        "answer_chars",
+        "answer_span_hit",
     }
     assert "homework.md" in homework["retrieved"][:5]
     assert set(homework["retrieved"]) <= {"homework.md", "syllabus.md"}  # its own course only
     assert homework["span_hit@5"] is True
     assert homework["latency_ms"] > 0
+    assert homework["ctx_chars"] > 0
+    assert report["budget"] is None
     assert questions["q4"]["span_hit@5"] is None
     assert questions["q5"]["source_hit@5"] is None
     assert questions["q5"]["grounded"] is None
@@ -179,6 +188,55 @@ def test_eval_with_answers_adds_abstention_rates_and_reuses_a_kept_index(
     assert report["answers"] is True and report["k"] == 3
     assert all(isinstance(q["grounded"], bool) for q in report["questions"])
     assert "support" in report["questions"][0]
+    questions = {q["id"]: q for q in report["questions"]}
+    assert all(isinstance(questions[q]["answer_span_hit"], bool) for q in ("q1", "q2", "q3"))
+    assert questions["q4"]["answer_span_hit"] is None  # no gold spans to judge by
+    assert all(q["answer_chars"] == len(q["answer"]) > 0 for q in report["questions"])
+    assert report["overall"]["n_answer_spans"] == 3
+    assert report["config"]["answers"] is True
+
+
+def test_a_budget_bounds_the_context_and_span_hit_looks_only_at_what_fits(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole, packed = tmp_path / "whole.json", tmp_path / "packed.json"
+    assert main(["eval", str(dataset), "--json", str(whole)]) == 0
+    assert SUMMARY.match(last_line(capsys.readouterr().out))
+    # 30 characters hold at most 6 words of any gold span (each has 10 or more): no hit.
+    assert main(["eval", str(dataset), "--budget", "30", "--json", str(packed)]) == 0
+    out = capsys.readouterr().out
+    summary = SUMMARY.match(last_line(out))
+    assert summary, last_line(out)
+    assert summary["span5"] == "0.000" and summary["hit5"] == "1.000"
+    assert int(summary["ctx"]) <= 30
+    assert "budget 30 chars" in out.splitlines()[0]
+    report = json.loads(packed.read_text())
+    assert report["budget"] == 30 and report["config"]["budget"] == 30
+    assert all(0 < q["ctx_chars"] <= 30 for q in report["questions"])
+    unpacked = {q["id"]: q for q in json.loads(whole.read_text())["questions"]}
+    for question in report["questions"]:
+        # Sources and ranks are judged on the whole ranking, budget or not.
+        assert question["retrieved"] == unpacked[question["id"]]["retrieved"]
+        assert question["ctx_chars"] < unpacked[question["id"]]["ctx_chars"]
+
+
+def test_the_json_report_records_the_run_configuration(
+    dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_file = tmp_path / "report.json"
+    args = ["eval", str(dataset), "--k", "4", "--budget", "4000", "--limit", "3"]
+    assert main([*args, "--variant", "rrf", "--json", str(out_file)]) == 0
+    config = json.loads(out_file.read_text())["config"]
+    assert config["variant"] == "rrf" and config["retrieval"]["mode"] == "rrf"
+    assert (config["k"], config["budget"], config["limit"], config["questions"]) == (4, 4000, 3, 3)
+    assert config["answers"] is False
+    assert config["answer_model"] is None and config["models"] == {}  # extractive, no LLM
+    assert config["embedder"] and "sha256:" in config["embedder_identity"]
+    assert config["reranker_model"] is None
+    versions = config["versions"]
+    assert {"coursebot", "qdrant-edge-py", "onnxruntime", "llama-index-core"} <= set(versions)
+    assert versions["coursebot"] and versions["onnxruntime"]
+    assert config["python"] == platform.python_version()
 
 
 def test_a_question_for_a_course_without_a_folder_is_a_miss_warned_about_once(

@@ -1,9 +1,10 @@
-"""The evaluation metrics: normalisation, the 80% span rule, hits, MRR, percentiles and the
-per-type aggregation."""
+"""The evaluation metrics: normalisation, the 80% span rule, hits, MRR, percentiles, context
+and answer figures, and the per-type aggregation."""
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from core.evaluation.metrics import (
     QuestionResult,
     RetrievalScore,
+    answer_holds_span,
     any_span_hit,
     by_type,
     normalise,
@@ -203,4 +205,47 @@ def test_by_type_aggregates_each_question_type_separately_in_name_order() -> Non
 def test_summarise_of_nothing_computes_nothing() -> None:
     metrics = summarise([])
     assert metrics.n == 0
-    assert [v for k, v in metrics.named().items() if k != "n"] == [None] * 8
+    assert all(v is None for k, v in metrics.named().items() if k != "n")
+    assert (metrics.n_answer_spans, metrics.n_grounded) == (0, 0)
+
+
+def test_a_quoted_answer_holds_a_span_despite_its_quote_marks_and_citation_markers() -> None:
+    shown = "“The final exam is on 14 December at 09:00 in Hall A.” [1]\n“Bring ID.” [2]"
+    assert answer_holds_span(shown, ["The final exam is on 14 December at 09:00 in Hall A."])
+
+
+def test_an_answer_holding_under_eighty_percent_of_every_span_is_a_miss() -> None:
+    assert not answer_holds_span(
+        "The final exam is in Hall A.", ["The final exam is on 14 December at 09:00 in Hall A."]
+    )
+    assert not answer_holds_span("", ["The final exam is on 14 December."])
+
+
+def test_an_answer_to_a_question_without_gold_spans_is_not_judged() -> None:
+    assert answer_holds_span("anything at all", []) is None
+
+
+def test_context_chars_are_averaged_over_every_question_that_retrieved() -> None:
+    results = [
+        replace(_result("factual"), ctx_chars=1000),
+        replace(_result("factual"), ctx_chars=3000),
+        _result("factual"),  # a question whose course has no folder: nothing was read
+    ]
+    metrics = summarise(results)
+    assert metrics.ctx_chars == 2000.0
+    assert metrics.named()["ctx_chars"] == 2000.0
+
+
+def test_answer_span_hit_counts_declines_as_misses_and_answer_chars_only_grounded_answers() -> None:
+    results = [
+        replace(_result("factual", grounded=True), answer_chars=120, answer_span_hit=True),
+        replace(_result("factual", grounded=True), answer_chars=280, answer_span_hit=False),
+        replace(_result("factual", grounded=False), answer_chars=54, answer_span_hit=False),
+        replace(_result("factual", grounded=True), answer_chars=600, answer_span_hit=None),
+        _result("factual"),  # not answered (no --answers)
+    ]
+    metrics = summarise(results)
+    assert metrics.answer_span_hit == pytest.approx(1 / 3)
+    assert metrics.n_answer_spans == 3
+    assert metrics.answer_chars == pytest.approx((120 + 280 + 600) / 3)
+    assert metrics.n_grounded == 3

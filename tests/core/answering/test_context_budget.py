@@ -1,0 +1,169 @@
+"""The context budget: passages packed in rank order within the budget, the first that
+overflows cut at a sentence end or line break, the top one always kept, and the answer path
+reading only what was packed, with the LLM and with the extractive fallback."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.answering import QuestionAnswering, pack, passage_chars
+from core.answering.budget import MIN_CUT, truncate
+from core.context import Context
+from core.conversation import ConversationMemory, QuestionRewriter
+from core.index import SearchHit
+from core.index.payload import ChunkRecord
+from core.llm import LlmTimeoutError
+from core.replies import Answer
+from core.sessions.memory_store import MemorySessionStore
+
+
+def hit(name: str, size: int, text: str | None = None) -> SearchHit:
+    """A passage of `size` characters (or of `text`)."""
+    body = "x" * size if text is None else text
+    chunk = ChunkRecord(
+        id=name,
+        course_id="c",
+        document_id=f"c/{name}.md",
+        file_name=f"{name}.md",
+        text=body,
+        page=None,
+        section="",
+        kind="syllabus",
+        visibility="public",
+        owner_id=None,
+        chunk_index=0,
+    )
+    return SearchHit(chunk=chunk, score=1.0)
+
+
+def sentences(name: str, count: int) -> SearchHit:
+    """A passage of `count` numbered sentences of 50 characters each (with their spaces)."""
+    return hit(
+        name, 0, " ".join(f"Sentence {n:03d} of the passage says something." for n in range(count))
+    )
+
+
+def names(hits: list[SearchHit]) -> list[str]:
+    return [h.chunk.id for h in hits]
+
+
+def test_without_a_budget_every_passage_is_read_whole() -> None:
+    ranked = [hit("a", 3000), hit("b", 3000), hit("c", 3000)]
+    assert pack(ranked, None) == ranked
+
+
+def test_passages_are_kept_whole_in_rank_order_while_they_fit() -> None:
+    ranked = [hit("a", 1500), hit("b", 1500), hit("c", 1000), hit("d", 1)]
+    packed = pack(ranked, 4000)
+    assert packed == ranked[:3]
+    assert passage_chars(packed) == 4000
+
+
+def test_the_first_passage_that_overflows_is_cut_at_a_sentence_end_and_packing_stops() -> None:
+    ranked = [hit("a", 2000), sentences("b", 60), hit("c", 100)]
+    packed = pack(ranked, 4000)
+    assert names(packed) == ["a", "b"]  # c would fit after the cut, but rank order comes first
+    assert packed[0] == ranked[0]
+    cut = packed[1].chunk.text
+    assert ranked[1].chunk.text.startswith(cut) and cut.endswith("something.")
+    assert 2000 - 50 < len(cut) <= 2000
+    assert passage_chars(packed) <= 4000
+
+
+def test_a_cut_head_too_short_to_say_much_is_left_out() -> None:
+    ranked = [hit("a", 4000 - MIN_CUT + 10), sentences("b", 60)]
+    assert names(pack(ranked, 4000)) == ["a"]
+
+
+@pytest.mark.parametrize("budget", [1, 37, 500, 3999, 4000])
+def test_the_budget_is_never_exceeded_and_the_top_passage_always_kept(budget: int) -> None:
+    ranked = [sentences("top", 100), hit("b", 800), hit("c", 300)]  # top: 4,999 characters
+    packed = pack(ranked, budget)
+    assert packed[0].chunk.id == "top"
+    assert passage_chars(packed) <= budget
+    assert [h.chunk.id for h in packed] == ["top"]  # the cut top passage ends the packing
+
+
+def test_a_top_passage_over_the_budget_is_cut_at_the_last_sentence_end_that_fits() -> None:
+    text = "The final exam is on 14 December. It is in Hall A. Bring a photo ID with you."
+    [cut] = pack([hit("top", 0, text)], 55)
+    assert cut.chunk.text == "The final exam is on 14 December. It is in Hall A."
+    assert cut.chunk.file_name == "top.md"  # still cited as the same passage
+
+
+def test_a_cut_falls_at_a_line_break_so_table_rows_stay_whole() -> None:
+    table = "| Item | Weight |\n| Homework | 30% |\n| Final exam | 40% |"
+    assert truncate(table, 40) == "| Item | Weight |\n| Homework | 30% |"
+
+
+def test_a_first_sentence_longer_than_the_budget_is_cut_at_a_word_boundary() -> None:
+    assert truncate("Grading is based on homework and exams", 20) == "Grading is based on"
+    assert truncate("Supercalifragilistic", 5) == "Super"
+
+
+def test_nothing_retrieved_packs_to_nothing_and_a_budget_must_be_positive() -> None:
+    assert pack([], 4000) == []
+    with pytest.raises(ValueError, match="at least one character"):
+        pack([hit("a", 10)], 0)
+
+
+class StubRetriever:
+    def __init__(self, hits: list[SearchHit]) -> None:
+        self.hits = hits
+        self.asked_k: int | None = None
+
+    async def retrieve(self, ctx: Context, question: str, k: int = 5) -> list[SearchHit]:
+        self.asked_k = k
+        return self.hits[:k]
+
+
+class RecordingAnswerer:
+    def __init__(self, fails: bool = False) -> None:
+        self.fails = fails
+        self.read: list[SearchHit] | None = None
+
+    async def answer(self, question: str, hits: list[SearchHit]) -> Answer:
+        self.read = hits
+        if self.fails:
+            raise LlmTimeoutError("the model did not answer in time")
+        return Answer(text="an answer [1]")
+
+
+RANKED = [hit("a", 2500), hit("b", 1000), sentences("c", 40), hit("d", 600), hit("e", 400)]
+
+
+def answering(answerer: RecordingAnswerer, extractive: RecordingAnswerer, **budget: int | None):
+    return QuestionAnswering(
+        retriever=StubRetriever(RANKED),  # type: ignore[arg-type]
+        answerer=answerer,
+        extractive=extractive,  # type: ignore[arg-type]
+        memory=ConversationMemory(MemorySessionStore(), "test"),
+        rewriter=QuestionRewriter(),
+        k=5,
+        **budget,  # type: ignore[arg-type]
+    )
+
+
+async def test_the_answer_path_reads_the_top_k_packed_into_4000_characters_by_default() -> None:
+    llm, extractive = RecordingAnswerer(), RecordingAnswerer()
+    await answering(llm, extractive).ask(Context("test", "c", "u"), "When is the exam?")
+    assert llm.read is not None and names(llm.read) == ["a", "b", "c"]
+    assert passage_chars(llm.read) <= 4000 < passage_chars(RANKED[:3])
+    assert extractive.read is None
+
+
+async def test_the_extractive_fallback_reads_the_same_packed_passages() -> None:
+    llm, extractive = RecordingAnswerer(fails=True), RecordingAnswerer()
+    answer = await answering(llm, extractive, context_chars=3000).ask(
+        Context("test", "c", "u"), "When is the exam?"
+    )
+    assert answer.note  # says the LLM did not answer
+    assert extractive.read is not None and extractive.read == llm.read
+    assert names(extractive.read) == ["a", "b"]
+    assert len(extractive.read[1].chunk.text) == 500  # b cut to the 500 characters left
+
+
+async def test_no_budget_reads_the_top_k_whole() -> None:
+    llm, extractive = RecordingAnswerer(), RecordingAnswerer()
+    await answering(llm, extractive, context_chars=None).ask(Context("test", "c", "u"), "Exam?")
+    assert llm.read == RANKED
