@@ -84,6 +84,7 @@ def sheet_notes(sheet: ExerciseSheet) -> list[str]:
 
 LETTERS = "ABCD"
 QUIZ_HOW = "Answer with /pick N B: the question's number, then A, B, C or D."
+QUIZ_POLLS_HOW = "Answer in each poll below; your score comes after the last one."
 
 
 def quiz_heading(quiz: QuizReply) -> str:

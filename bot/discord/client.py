@@ -10,11 +10,13 @@ import discord
 import structlog
 from discord import app_commands
 
+from bot.discord.buttons import CourseButton
 from bot.discord.commands import add_commands
 from bot.discord.delivery import NO_MENTIONS, Responder
 from bot.discord.handlers import RESPONDER, Handlers
 from bot.discord.mentions import MentionAnswers
 from config import Settings
+from core.commands import ParsedCommand
 from core.course_bot import INTERNAL_ERROR, CourseBot
 from core.replies import ErrorReply
 
@@ -43,16 +45,21 @@ class CourseTree(app_commands.CommandTree):
         else:
             log.error("slash command failed", command=command, exc_info=error)
             text = INTERNAL_ERROR
-        try:
-            responder = interaction.extras.get(RESPONDER)
-            if isinstance(responder, Responder):
-                await responder.reply([ErrorReply(text)])
-            elif interaction.response.is_done():
-                await interaction.followup.send(text, ephemeral=True)
-            else:
-                await interaction.response.send_message(text, ephemeral=True)
-        except Exception:  # the interaction may have expired; the log has the failure
-            log.warning("could not report the failure", command=command, exc_info=True)
+        await report_failure(interaction, text, command)
+
+
+async def report_failure(interaction: discord.Interaction, text: str, command: str | None) -> None:
+    """Say `text` to whoever's command failed, through its responder if it has one."""
+    try:
+        responder = interaction.extras.get(RESPONDER)
+        if isinstance(responder, Responder):
+            await responder.reply([ErrorReply(text)])
+        elif interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except Exception:  # the interaction may have expired; the log has the failure
+        log.warning("could not report the failure", command=command, exc_info=True)
 
 
 async def sync_commands(
@@ -78,12 +85,15 @@ class _CourseClient:
     ) -> None:
         super().__init__(intents=intents(), allowed_mentions=NO_MENTIONS, **options)  # type: ignore[call-arg]
         self.tree = CourseTree(self)  # type: ignore[arg-type]
-        add_commands(self.tree, Handlers(core))
+        self._handlers = Handlers(core)
+        add_commands(self.tree, self._handlers)
         self._mentions = MentionAnswers(core)
         self._dev_guild = settings.discord_dev_guild
         self.syncs_commands = sync
 
     async def setup_hook(self) -> None:
+        # Buttons are handled by their custom id: those of messages sent before a restart too.
+        self.add_dynamic_items(CourseButton)  # type: ignore[attr-defined]
         if self.syncs_commands:
             synced = await sync_commands(self.tree, self._dev_guild)
             log.info("slash commands synced", commands=len(synced), guild=self._dev_guild)
@@ -91,6 +101,14 @@ class _CourseClient:
     async def on_ready(self) -> None:
         guilds = getattr(self, "guilds", ())
         log.info("connected to Discord", user=str(self.user), servers=len(guilds))
+
+    async def press_button(self, interaction: discord.Interaction, command: ParsedCommand) -> None:
+        """What `CourseButton` calls; a failure is logged and answered like a command's."""
+        try:
+            await self._handlers.press(interaction, command)
+        except Exception:
+            log.exception("button press failed", command=command.name)
+            await report_failure(interaction, INTERNAL_ERROR, command.name)
 
     async def on_message(self, message: discord.Message) -> None:
         await self._mentions.on_message(message, self.user)

@@ -71,11 +71,20 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
         await run(interaction, "lesson", " ".join(" ".join(words).split()))
 
     @tree.command(name="flashcards", description=description("flashcards"))
-    @app_commands.describe(topic="the topic", new="make new cards", csv="attach a CSV too")
+    @app_commands.describe(
+        topic="the topic",
+        new="make new cards",
+        csv="attach a CSV too",
+        anki="attach an Anki deck (.apkg) too",
+    )
     async def flashcards(
-        interaction: discord.Interaction, topic: str, new: bool = False, csv: bool = False
+        interaction: discord.Interaction,
+        topic: str,
+        new: bool = False,
+        csv: bool = False,
+        anki: bool = False,
     ) -> None:
-        flags = " --new" * new + " --csv" * csv
+        flags = " --new" * new + " --csv" * csv + " --anki" * anki
         await run(interaction, "flashcards", f"{topic}{flags}")
 
     @tree.command(name="quiz", description=description("quiz"))
@@ -102,6 +111,13 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
     @app_commands.describe(topic="the topic", new="make a new one")
     async def mindmap(interaction: discord.Interaction, topic: str, new: bool = False) -> None:
         await run(interaction, "mindmap", f"{topic}{' --new' * new}")
+
+    @tree.command(name="materials", description=description("materials"))
+    @app_commands.describe(send="the id of one to send again (leave out for the list)")
+    async def materials(
+        interaction: discord.Interaction, send: app_commands.Range[int, 1] | None = None
+    ) -> None:
+        await run(interaction, "materials", f"send {send}" if send is not None else "")
 
     @tree.command(name="answer", description=description("answer"))
     @app_commands.describe(answer="your answer to the current step")

@@ -1,6 +1,7 @@
-"""How rendered replies reach Discord: as the answer to a slash command (`Responder`) or as
-messages in a channel or thread (`post`). Every message goes out with mentions disabled, so
-nothing quoted from the material can ping @everyone."""
+"""How rendered replies reach Discord: as the answer to a slash command or a button press
+(`Responder`) or as messages in a channel or thread (`post`). Every message goes out with
+mentions disabled, so nothing quoted from the material can ping @everyone; buttons go out
+as a view of `bot.discord.buttons`."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import discord
 
+from bot.discord.buttons import view_of
 from bot.discord.render import Outgoing, progress, render_all
 from core.replies import Reply
 
@@ -23,6 +25,7 @@ class _Original(Enum):
     THINKING = auto()  # deferred: Discord shows "thinking…"
     PROGRESS = auto()  # showing progress; the final reply replaces it
     USED = auto()  # holds a reply; more replies are follow-ups
+    PRESSED = auto()  # a button press deferred as an update: the pressed message may change
     DELETED = auto()
 
 
@@ -42,6 +45,23 @@ class Responder:
     async def defer(self) -> None:
         await self.interaction.response.defer(ephemeral=self.private, thinking=True)
         self._original = _Original.THINKING
+
+    async def defer_update(self) -> None:
+        """Acknowledge a button press without a new message: `update` then edits the
+        message the button is on; other replies follow up (ephemerally when private)."""
+        await self.interaction.response.defer()
+        self._original = _Original.PRESSED
+
+    async def update(self, message: Outgoing) -> None:
+        """Replace the pressed message (its buttons too: none left removes them)."""
+        await self.interaction.edit_original_response(
+            **_content(message),
+            embeds=list(message.embeds),
+            attachments=[a.to_file() for a in message.attachments],
+            view=view_of(message.buttons) if message.buttons else None,
+            allowed_mentions=NO_MENTIONS,
+        )
+        self._original = _Original.USED
 
     async def show_progress(self, text: str) -> None:
         """Edit the deferred message in place (ingestion progress)."""
@@ -75,6 +95,7 @@ class Responder:
                 **_content(message),
                 embeds=list(message.embeds),
                 attachments=[a.to_file() for a in message.attachments],
+                **_view(message),
                 allowed_mentions=NO_MENTIONS,
             )
             self._original = _Original.USED
@@ -113,4 +134,8 @@ def _message_kwargs(message: Outgoing) -> dict[str, Any]:
         kwargs["embeds"] = list(message.embeds)
     if message.attachments:
         kwargs["files"] = [a.to_file() for a in message.attachments]
-    return kwargs
+    return {**kwargs, **_view(message)}
+
+
+def _view(message: Outgoing) -> dict[str, Any]:
+    return {"view": view_of(message.buttons)} if message.buttons else {}

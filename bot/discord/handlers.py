@@ -1,8 +1,9 @@
 """Slash commands to core requests. Every command acknowledges first (Discord allows three
 seconds), then says who is asking, where, and what (the command and its options as one
 command line, the attachments as files), calls `CourseBot.handle` once and renders the
-response: ephemerally when the core marks it private. Nothing here decides who may do what
-or what may be shown."""
+response: ephemerally when the core marks it private. A button press (`press`) becomes the
+command its custom id names, the same way. Nothing here decides who may do what or what may
+be shown."""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ from bot.common.progress import ProgressMessage
 from bot.discord.delivery import Responder, post
 from bot.discord.files import incoming_files
 from bot.discord.members import interaction_member, place_of, role_key, user_key
-from bot.discord.render import practice_started, render_all
+from bot.discord.render import practice_started, render, render_all
 from core.commands import ParsedCommand, command_spec
 from core.course_bot import CourseBot
-from core.replies import StepPrompt
+from core.replies import FlashcardTurn, StepPrompt
 from core.requests import Request
 
 log = structlog.get_logger(__name__)
@@ -70,6 +71,29 @@ class Handlers:
                 await responder.send([practice_started(who, step.exercise_title, thread.mention)])
                 return
         await responder.reply(response.replies, private=response.private)
+
+    async def press(self, interaction: discord.Interaction, command: ParsedCommand) -> None:
+        """A button: `/pick` or `/card` from the custom id, through the core like any
+        command (the interaction id is the message id, so a replayed press gets the stored
+        reply and counts once). The answer is for the presser alone: the button sits on a
+        message others read and press too. A card turned on the presser's own (ephemeral) copy turns
+        in place, so working through a deck stays one message; a card pressed on the
+        channel's message arrives as such a copy, leaving the channel's card as it was."""
+        responder = Responder(interaction, private=True)
+        interaction.extras[RESPONDER] = responder
+        message = interaction.message
+        in_place = command.name == "card" and message is not None and message.flags.ephemeral
+        if in_place:
+            await responder.defer_update()
+        else:
+            await responder.defer()
+        response = await self.core.handle(self._request(interaction, command))
+        match response.replies:
+            case [FlashcardTurn() as turn] if in_place:
+                [card] = render(turn)
+                await responder.update(card)
+            case replies:
+                await responder.reply(replies, private=True)
 
     # Autocomplete: never raises, since Discord can only show an empty list anyway --------
 

@@ -1,6 +1,8 @@
 """Core replies as Discord messages: text in the message content, cut at Discord's 2,000
 characters by `bot.common.splitting`; an answer's citations in "Sources" embeds (whole lines,
-never cut); files as attachments. Rendering is pure: sending is `bot.discord.delivery`."""
+never cut); files as attachments; a quiz as one message per question with A-D buttons, and
+flashcards one card at a time with "Show answer" and "Next" (`bot.discord.buttons`).
+Rendering is pure: sending is `bot.discord.delivery`."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import discord
 
 from bot.common import wording
 from bot.common.splitting import pack, split_text
+from bot.discord.buttons import Button, card_buttons, pick_button
 from bot.discord.markup import bold, escape, escaped_length
 from core.replies import (
     Answer,
@@ -22,6 +25,7 @@ from core.replies import (
     FlashcardTurn,
     IngestSummary,
     Notice,
+    QuizQuestion,
     QuizReply,
     Reply,
     SourceList,
@@ -56,6 +60,7 @@ class Outgoing:
     content: str = ""
     embeds: tuple[discord.Embed, ...] = ()
     attachments: tuple[Attachment, ...] = ()
+    buttons: tuple[Button, ...] = ()
 
 
 def render(reply: Reply) -> list[Outgoing]:
@@ -81,19 +86,18 @@ def render(reply: Reply) -> list[Outgoing]:
         case QuizReply():
             units = [_heading(wording.quiz_heading(reply))]
             units.extend(_pieces(reply.note) if reply.note else [])
-            for question in reply.questions:
-                units.append("\n" + escape("\n".join(wording.question_lines(question))))
-            units.append("\n" + escape(wording.QUIZ_HOW))
             messages = _texts(pack(units, MESSAGE_LIMIT))
+            messages.extend(_question(reply.quiz_id, question) for question in reply.questions)
         case FlashcardTurn():
-            messages = _texts(pack(_pieces("\n".join(wording.card_lines(reply))), MESSAGE_LIMIT))
+            messages = [_card(reply)]
         case FlashcardsReply():
             units = [_heading(wording.flashcards_heading(reply))]
             units.extend(_pieces(reply.note) if reply.note else [])
-            for number, card in enumerate(reply.cards, 1):
-                front, back = escape(card.front[:700]), escape(card.back[:700])
-                units.append(f"{number}. {front}\n||{back}||")
             messages = _texts(pack(units, MESSAGE_LIMIT))
+            if reply.cards:
+                first = reply.cards[0]
+                turn = FlashcardTurn(reply.set_id, 1, len(reply.cards), first.front)
+                messages.append(_card(turn))
         case ErrorReply(text=text):
             messages = _texts(_pack_text([], text))
         case _:
@@ -152,6 +156,23 @@ def _answer(answer: Answer) -> list[Outgoing]:
     # The first sources go under the last piece of text; any overflow follows on its own.
     messages[-1] = replace(messages[-1], embeds=batches[0])
     return [*messages, *(Outgoing(embeds=batch) for batch in batches[1:])]
+
+
+def _question(quiz_id: int, question: QuizQuestion) -> Outgoing:
+    """One question, its options under it and a button per option (questions are checked
+    to be short in the core: one message always holds one)."""
+    [content, *_] = pack(_pieces("\n".join(wording.question_lines(question))), MESSAGE_LIMIT)
+    buttons = tuple(pick_button(quiz_id, question.number, n) for n in range(len(question.options)))
+    return Outgoing(content=content, buttons=buttons)
+
+
+def _card(turn: FlashcardTurn) -> Outgoing:
+    # One message: the buttons go with the card they turn. A card longer than a message
+    # is cut (cards are a sentence or two; the CSV and Anki exports keep them whole).
+    [content, *_] = pack(_pieces("\n".join(wording.card_lines(turn))), MESSAGE_LIMIT)
+    turned = turn.back is not None
+    buttons = card_buttons(turn.set_id, turn.number, turn.count, turned=turned)
+    return Outgoing(content=content, buttons=buttons)
 
 
 def _sheet_units(sheet: ExerciseSheet) -> list[str]:

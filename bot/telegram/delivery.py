@@ -1,19 +1,29 @@
-"""Sending rendered replies to a chat, and the "typing…" sign of life while work is slow."""
+"""Sending rendered replies to a chat (texts with their buttons, files, quiz polls), editing
+a flashcard in place, and the "typing…" sign of life while work is slow."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 
 import structlog
-from telegram import Bot, LinkPreviewOptions, Message, ReplyParameters
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    Message,
+    Poll,
+    ReplyParameters,
+)
 from telegram.constants import ChatAction, ChatType
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 
+from bot.telegram.callbacks import Button
 from bot.telegram.markup import PARSE_MODE
-from bot.telegram.render import FileMessage, Outgoing, TextMessage
+from bot.telegram.render import FileMessage, Outgoing, PollMessage, TextMessage
 
 log = structlog.get_logger(__name__)
 
@@ -22,6 +32,9 @@ TYPING_EVERY_S = 4.0
 TYPING_AFTER_S = 0.3
 # Citations name files, not links; a preview card would only push the answer up.
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+# Told about each message once it is sent (the core remembers which poll asks what).
+Sent = Callable[[Outgoing, Message], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +56,12 @@ class Target:
         )
 
 
-async def deliver(bot: Bot, target: Target, items: Sequence[Outgoing]) -> list[Message]:
-    """Send `items` in order; only the first one quotes the message it answers."""
+async def deliver(
+    bot: Bot, target: Target, items: Sequence[Outgoing], on_sent: Sent | None = None
+) -> list[Message]:
+    """Send `items` in order; only the first one quotes the message it answers. `on_sent`
+    hears of each one as soon as it is out, before the next: a quiz's polls go out at
+    Telegram's pace, and the first may be answered while the last is still queued."""
     sent: list[Message] = []
     for number, item in enumerate(items):
         reply = (
@@ -52,14 +69,34 @@ async def deliver(bot: Bot, target: Target, items: Sequence[Outgoing]) -> list[M
             if target.reply_to is not None and number == 0
             else None
         )
-        sent.append(await _send(bot, target, item, reply))
+        message = await _send(bot, target, item, reply)
+        sent.append(message)
+        if on_sent is not None:
+            await on_sent(item, message)
     return sent
+
+
+async def edit(bot: Bot, message: Message, item: TextMessage) -> None:
+    """Show `item` in place of the bot's own `message` (a flashcard turned or the next one).
+    The same text again (a double tap, a replayed press) is not an error."""
+    try:
+        await bot.edit_message_text(
+            item.html,
+            chat_id=message.chat_id,
+            message_id=message.message_id,
+            parse_mode=PARSE_MODE,
+            reply_markup=_keyboard(item.buttons),
+            link_preview_options=NO_PREVIEW,
+        )
+    except BadRequest as error:
+        if "not modified" not in error.message.lower():
+            raise
 
 
 async def _send(bot: Bot, target: Target, item: Outgoing, reply: ReplyParameters | None) -> Message:
     chat, thread = target.chat_id, target.thread_id
     match item:
-        case TextMessage(html=html):
+        case TextMessage(html=html, buttons=buttons):
             return await bot.send_message(
                 chat,
                 html,
@@ -67,6 +104,20 @@ async def _send(bot: Bot, target: Target, item: Outgoing, reply: ReplyParameters
                 message_thread_id=thread,
                 reply_parameters=reply,
                 link_preview_options=NO_PREVIEW,
+                reply_markup=_keyboard(buttons),
+            )
+        case PollMessage():
+            # Not anonymous: only then does Telegram send the votes (poll_answer updates).
+            return await bot.send_poll(
+                chat,
+                item.question,
+                list(item.options),
+                is_anonymous=False,
+                type=Poll.QUIZ,
+                correct_option_ids=[item.correct],
+                explanation=item.explanation or None,
+                message_thread_id=thread,
+                reply_parameters=reply,
             )
         case FileMessage():
             # A chart is shown inline as a photo; anything else arrives as a file.
@@ -81,6 +132,13 @@ async def _send(bot: Bot, target: Target, item: Outgoing, reply: ReplyParameters
                 reply_parameters=reply,
             )
     raise TypeError(f"cannot send {type(item).__name__}")
+
+
+def _keyboard(buttons: Sequence[Button]) -> InlineKeyboardMarkup | None:
+    if not buttons:
+        return None
+    row = [InlineKeyboardButton(b.text, callback_data=b.data) for b in buttons]
+    return InlineKeyboardMarkup([row])
 
 
 @asynccontextmanager

@@ -3,8 +3,10 @@
 Nothing here decides who may do what, which course a message is about or what may be shown
 where: that is the core's. This module says who sent a message and where (a group others
 read, or a direct message), what it says and which files it carries, calls
-`CourseBot.handle` once and renders the response. A failure that is not the user's reaches
-`on_error`: it is logged and the chat gets a polite apology, never a traceback."""
+`CourseBot.handle` once and renders the response. A vote in a quiz poll goes to
+`CourseBot.answer_poll`, and a flashcard button press becomes the core's `/card`. A failure
+that is not the user's reaches `on_error`: it is logged and the chat gets a polite apology,
+never a traceback."""
 
 from __future__ import annotations
 
@@ -13,18 +15,27 @@ from typing import Any
 
 import structlog
 from telegram import Bot, Message, Update
+from telegram.constants import CallbackQueryLimit
 from telegram.error import TelegramError
-from telegram.ext import Application, ContextTypes, MessageHandler, filters
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ContextTypes,
+    MessageHandler,
+    PollAnswerHandler,
+    filters,
+)
 
 from bot.telegram.addressing import addressed_to, for_another_bot, without_mention
-from bot.telegram.delivery import Target, deliver, typing
+from bot.telegram.callbacks import CARD_DATA, card_command
+from bot.telegram.delivery import Sent, Target, deliver, edit, typing
 from bot.telegram.files import UploadProgress, incoming_file
 from bot.telegram.markup import PARSE_MODE, escape
-from bot.telegram.members import in_group, member_for, place_of, principal_argument
-from bot.telegram.render import render_all
+from bot.telegram.members import in_group, member_for, member_of, place_of, principal_argument
+from bot.telegram.render import Outgoing, PollMessage, TextMessage, render, render_all
 from core.commands import ParsedCommand, parse_command
 from core.course_bot import INTERNAL_ERROR, CourseBot
-from core.replies import Notice
+from core.replies import ErrorReply, FlashcardTurn, Notice
 from core.requests import Request, Response
 
 log = structlog.get_logger(__name__)
@@ -54,6 +65,8 @@ class TelegramHandlers:
         application.add_handler(MessageHandler(new & filters.TEXT, self.on_text))
         # Ingestion can take minutes: it holds only its sender's turn (see updates.py).
         application.add_handler(MessageHandler(new & filters.Document.ALL, self.on_document))
+        application.add_handler(PollAnswerHandler(self.on_poll_answer))
+        application.add_handler(CallbackQueryHandler(self.on_card_button, pattern=CARD_DATA))
         application.add_error_handler(self.on_error)
 
     async def on_command(self, update: Update, context: Callback) -> None:
@@ -72,7 +85,7 @@ class TelegramHandlers:
         )
         async with _working(context.bot, message, parsed.name in SLOW):
             response = await self.core.handle(request)
-        await _reply(context.bot, message, response)
+        await _reply(context.bot, message, response, self._remember_polls(request))
 
     async def on_text(self, update: Update, context: Callback) -> None:
         """A question, or an answer while an exercise is open (the core tells which). In a
@@ -89,7 +102,7 @@ class TelegramHandlers:
         request = await self._request(context.bot, message, text=text)
         async with _working(context.bot, message, True):
             response = await self.core.handle(request)
-        await _reply(context.bot, message, response)
+        await _reply(context.bot, message, response, self._remember_polls(request))
 
     async def on_document(self, update: Update, context: Callback) -> None:
         """A file, captioned /ingest or /notes or announced by one of them just before."""
@@ -111,6 +124,48 @@ class TelegramHandlers:
             response = await self.core.handle(request)
         await progress.conclude(render_all(list(response.replies)))
 
+    async def on_poll_answer(self, update: Update, context: Callback) -> None:
+        """A vote in one of the bot's quiz polls. Telegram has already shown the voter
+        whether it was right; the core records it and may answer with the score, for the
+        chat the poll is in (the vote itself names no chat)."""
+        vote = update.poll_answer
+        if vote is None or vote.user is None:
+            return  # a vote cast as a chat, not by a person: nobody to record it for
+        answered = await self.core.answer_poll(
+            member_of(vote.user), vote.poll_id, vote.option_ids, str(update.update_id)
+        )
+        if answered.response.replies and answered.chat_id is not None:
+            items = render_all(list(answered.response.replies))
+            await deliver(context.bot, Target(int(answered.chat_id)), items)
+
+    async def on_card_button(self, update: Update, context: Callback) -> None:
+        """A "Show answer" or "Next" under a flashcard: the core's `/card`, shown in place of
+        the card. A refusal (the set is gone) is a notice on the button, not a message."""
+        query = update.callback_query
+        command = card_command(query.data) if query is not None else None
+        if query is None or command is None or query.message is None:
+            return
+        request = Request(
+            member=member_of(query.from_user),
+            place=place_of(query.message.chat),
+            # Unique per press: a redelivered update gets the same card again.
+            message_id=f"telegram:callback:{query.id}",
+            command=command,
+        )
+        response = await self.core.handle(request)
+        turn = next((r for r in response.replies if isinstance(r, FlashcardTurn)), None)
+        if turn is None:
+            said = [r.text for r in response.replies if isinstance(r, ErrorReply | Notice)]
+            toast = " ".join(said)[: CallbackQueryLimit.ANSWER_CALLBACK_QUERY_TEXT_LENGTH]
+            await query.answer(toast or None, show_alert=bool(toast))
+            return
+        await query.answer()
+        [card] = [item for item in render(turn) if isinstance(item, TextMessage)]
+        if isinstance(query.message, Message):
+            await edit(context.bot, query.message, card)
+        else:  # too old to edit: the card arrives as a new message
+            await deliver(context.bot, Target(query.message.chat.id), [card])
+
     async def on_error(self, update: object, context: Callback) -> None:
         log.error("telegram update failed", exc_info=context.error)
         chat = update.effective_chat if isinstance(update, Update) else None
@@ -120,6 +175,16 @@ class TelegramHandlers:
             await context.bot.send_message(chat.id, escape(INTERNAL_ERROR), parse_mode=PARSE_MODE)
         except TelegramError:
             log.warning("could not tell the chat about the error", chat=chat.id, exc_info=True)
+
+    def _remember_polls(self, request: Request) -> Sent:
+        """Tells the core which question each quiz poll asks as soon as it is sent."""
+
+        async def remember(item: Outgoing, sent: Message) -> None:
+            if isinstance(item, PollMessage) and sent.poll is not None:
+                polls = [(sent.poll.id, item.number)]
+                await self.core.remember_polls(request, item.quiz_id, polls)
+
+        return remember
 
     async def _request(
         self, bot: Bot, message: Message, *, admin_check: bool = False, **what: Any
@@ -133,8 +198,10 @@ class TelegramHandlers:
         )
 
 
-async def _reply(bot: Bot, message: Message, response: Response) -> None:
-    await deliver(bot, Target.answering(message), render_all(list(response.replies)))
+async def _reply(
+    bot: Bot, message: Message, response: Response, on_sent: Sent | None = None
+) -> None:
+    await deliver(bot, Target.answering(message), render_all(list(response.replies)), on_sent)
 
 
 def _working(bot: Bot, message: Message, slow: bool) -> AbstractAsyncContextManager[None]:

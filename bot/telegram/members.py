@@ -42,6 +42,12 @@ async def member_for(bot: Bot, message: Message, *, admin_check: bool = False) -
     )
 
 
+def member_of(user: User) -> Member:
+    """Someone acting without a message of their own (a poll vote, a button press): never a
+    chat admin, since nothing they do that way binds a chat."""
+    return Member(platform=PLATFORM, user_id=principal(user.id))
+
+
 async def is_chat_admin(bot: Bot, message: Message) -> bool:
     """Whether the sender administers the group the message was sent in (never in a DM)."""
     chat = message.chat

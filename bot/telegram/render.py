@@ -1,13 +1,19 @@
 """Core replies as Telegram messages: pure functions from a reply to what is sent, so the
 rendering is tested without a server. Text is Telegram HTML; no message exceeds Telegram's
-4,096 characters, and a citation line or a tag is never cut (`bot.common.splitting`)."""
+4,096 characters, and a citation line or a tag is never cut (`bot.common.splitting`).
+
+A quiz is a heading and one native quiz poll per question (Telegram grades a vote itself);
+flashcards come one card at a time with "Show answer" and "Next" buttons."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from telegram.constants import PollLimit
+
 from bot.common import wording
 from bot.common.splitting import pack, split_text
+from bot.telegram.callbacks import Button, card_buttons
 from bot.telegram.markup import (
     CAPTION_LIMIT,
     MESSAGE_LIMIT,
@@ -26,16 +32,21 @@ from core.replies import (
     FlashcardTurn,
     IngestSummary,
     Notice,
+    QuizQuestion,
     QuizReply,
     Reply,
     SourceList,
     StepPrompt,
 )
+from core.text import shown_name
 
 
 @dataclass(frozen=True, slots=True)
 class TextMessage:
+    """HTML text, with a row of inline keyboard buttons under it if any."""
+
     html: str
+    buttons: tuple[Button, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +59,20 @@ class FileMessage:
     as_photo: bool
 
 
-Outgoing = TextMessage | FileMessage
+@dataclass(frozen=True, slots=True)
+class PollMessage:
+    """A native quiz poll for one question, in plain text within Telegram's limits.
+    `quiz_id` and `number` (from 1) say which question it asks, for the core to remember."""
+
+    quiz_id: int
+    number: int
+    question: str
+    options: tuple[str, ...]
+    correct: int
+    explanation: str
+
+
+Outgoing = TextMessage | FileMessage | PollMessage
 
 
 def render_all(replies: list[Reply], limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
@@ -78,22 +102,64 @@ def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
             return _texts(_sheet_units(reply, limit), limit)
         case QuizReply():
             units = [bold(wording.quiz_heading(reply)), *_note(reply.note, limit)]
-            for question in reply.questions:
-                units.append("\n" + escape("\n".join(wording.question_lines(question))))
-            units.append("\n" + _italic(wording.QUIZ_HOW, limit)[0])
-            return _texts(units, limit)
+            units.extend(_italic(wording.QUIZ_POLLS_HOW, limit))
+            polls = [_poll(reply.quiz_id, question) for question in reply.questions]
+            return [*_texts(units, limit), *polls]
         case FlashcardTurn():
-            return _texts([escape("\n".join(wording.card_lines(reply)))], limit)
+            return [_card(reply)]
         case FlashcardsReply():
             units = [bold(wording.flashcards_heading(reply)), *_note(reply.note, limit)]
-            for number, card in enumerate(reply.cards, 1):
-                # The back stays hidden until tapped, as a flashcard should.
-                front, back = escape(_short(card.front)), escape(_short(card.back))
-                units.append(f"{number}. {front}\n<tg-spoiler>{back}</tg-spoiler>")
-            return _texts(units, limit)
+            heading = _texts(units, limit)
+            if not reply.cards:
+                return heading
+            first = reply.cards[0]
+            # The first card, front only: its buttons turn it and go on (the core's /card).
+            turn = FlashcardTurn(reply.set_id, 1, len(reply.cards), first.front, None, first.source)
+            return [*heading, _card(turn)]
         case ErrorReply(text=text):
             return _texts(_body(text, limit), limit)
     raise TypeError(f"no Telegram rendering for {type(reply).__name__}")
+
+
+def _poll(quiz_id: int, question: QuizQuestion) -> PollMessage:
+    # The checks keep questions and options within the limits; cutting here is the last
+    # guard, since Telegram refuses a poll over them.
+    return PollMessage(
+        quiz_id=quiz_id,
+        number=question.number,
+        question=_cut(f"{question.number}. {question.question}", PollLimit.MAX_QUESTION_LENGTH),
+        options=tuple(_cut(o, PollLimit.MAX_OPTION_LENGTH) for o in question.options),
+        correct=question.correct,
+        explanation=_explanation(question),
+    )
+
+
+def _explanation(question: QuizQuestion) -> str:
+    """The explanation Telegram shows after a vote: the item's own, then its citation, in
+    200 characters and on at most three lines. The citation is kept whole when it fits; the
+    explanation gives way."""
+    limit = PollLimit.MAX_EXPLANATION_LENGTH
+    label = shown_name(question.source.label()) if question.source else ""
+    source = f"Source: {label}" if label else ""
+    text = " ".join(question.explanation.split())
+    if label:  # an explanation quoting its citation: the citation goes on its own line
+        text = text.replace(f"({label})", "").strip()
+    if not source:
+        return _cut(text, limit)
+    if len(source) >= limit - 10 or not text:
+        return _cut(source, limit)
+    return f"{_cut(text, limit - len(source) - 1)}\n{source}"
+
+
+def _card(turn: FlashcardTurn) -> TextMessage:
+    text = escape("\n".join(_short(line) for line in wording.card_lines(turn)))
+    buttons = card_buttons(turn.set_id, turn.number, turn.count, turned=turn.back is not None)
+    return TextMessage(text, buttons)
+
+
+def _cut(text: str, limit: int) -> str:
+    """Plain text (poll texts take no markup) in at most `limit` characters."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _answer_units(answer: Answer, limit: int) -> list[str]:

@@ -16,8 +16,8 @@ from bot.telegram.app import TelegramApplication
 from bot.telegram.commands import publish_commands
 from config import Settings
 
-# The bot reads messages only; other update kinds are not fetched at all.
-ALLOWED_UPDATES = [Update.MESSAGE]
+# Messages, votes in the bot's quiz polls and presses of its buttons; nothing else is fetched.
+ALLOWED_UPDATES = [Update.MESSAGE, Update.POLL_ANSWER, Update.CALLBACK_QUERY]
 # Telegram's rule for a webhook secret token.
 _SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
 

@@ -88,6 +88,20 @@ class CourseAccess:
             return None
         return Scope(course, bound_here=False)
 
+    async def scope_in(self, request: Request, course_id: str) -> Scope | None:
+        """The scope of a request that answers something the bot sent earlier in `course_id`
+        (a poll vote names its poll, not the chat): bound here while the place is still
+        bound to that course, as a message there would be; else only while the member may
+        use the course, as in a direct message."""
+        member, place = request.member, request.place
+        if place.lookup:
+            bound = await self._bindings.bound_course(member.platform, place.lookup)
+            if bound == course_id:
+                return Scope(course_id, bound_here=True)
+        if await self._may_use(member, course_id):
+            return Scope(course_id, bound_here=False)
+        return None
+
     async def context(self, request: Request, scope: Scope) -> Context:
         member = request.member
         if request.operator:

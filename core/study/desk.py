@@ -9,13 +9,14 @@ given when the last question is answered."""
 
 from __future__ import annotations
 
-import csv
-import io
+import asyncio
 import json
 import re
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
+
+import structlog
 
 from core.context import Context
 from core.errors import BadInputError
@@ -31,9 +32,12 @@ from core.replies import (
     Reply,
 )
 from core.sessions import SessionStore, session_key
+from core.study.export import anki_deck, cards_csv
 from core.study.grading import grade_quiz_answer, quiz_mistake
 from core.study.models import NOT_FROM_MATERIAL, FlashcardSet, MindMap, Quiz
 from core.study.service import Served, StudySets
+
+log = structlog.get_logger(__name__)
 
 LETTERS = "ABCD"
 _ANSWERS_TTL = timedelta(days=30)
@@ -47,13 +51,18 @@ class StudyArguments:
     fresh: bool = False
     count: int | None = None
     csv: bool = False
+    anki: bool = False
+
+
+_FLAGS = ("--new", "--csv", "--anki")
 
 
 def parse_study_arguments(argument: str, command: str, *, counted: bool = False) -> StudyArguments:
     words = argument.split()
     fresh = "--new" in words
     as_csv = "--csv" in words
-    words = [w for w in words if w not in ("--new", "--csv")]
+    as_anki = "--anki" in words
+    words = [w for w in words if w not in _FLAGS]
     count = None
     if counted and words and words[-1].isdigit():
         count = int(words.pop())
@@ -61,7 +70,7 @@ def parse_study_arguments(argument: str, command: str, *, counted: bool = False)
     if not topic:
         extra = " [N]" if counted else ""
         raise BadInputError(f"Which topic? Use /{command} TOPIC{extra} [--new].")
-    return StudyArguments(topic, fresh, count, as_csv)
+    return StudyArguments(topic, fresh, count, as_csv, as_anki)
 
 
 class StudyDesk:
@@ -79,6 +88,8 @@ class StudyDesk:
         replies: list[Reply] = [_cards_reply(served.material_id, served.value)]
         if wanted.csv:
             replies.append(_cards_csv(served.value))
+        if wanted.anki:
+            replies.append(await _cards_anki(ctx.course_id, served.value))
         return replies
 
     async def quiz(self, ctx: Context, argument: str) -> list[Reply]:
@@ -90,15 +101,34 @@ class StudyDesk:
     async def mindmap(self, ctx: Context, argument: str) -> list[Reply]:
         wanted = parse_study_arguments(argument, "mindmap")
         served = await self._sets.mindmap(ctx, wanted.topic, fresh=wanted.fresh)
-        picture = await self._sets.mindmap_png(served.value)
+        return await self._mindmap_replies(served.value)
+
+    async def replies_for(self, ctx: Context, material_id: int) -> list[Reply] | None:
+        """A stored set sent again as it was first sent (`/materials send ID`); a quiz sent
+        again is the one `/pick` answers. None when the set is not available in this course.
+        Whose it is and where it may be shown is the caller's to check (`MaterialsDesk`)."""
+        value = await self._sets.load(ctx, material_id)
+        if isinstance(value, FlashcardSet):
+            return [_cards_reply(material_id, value)]
+        if isinstance(value, Quiz):
+            await self._remember_latest(ctx, material_id)
+            return [_quiz_reply(material_id, value)]
+        if isinstance(value, MindMap):
+            return await self._mindmap_replies(value)
+        return None
+
+    async def _mindmap_replies(self, mindmap: MindMap) -> list[Reply]:
+        picture = await self._sets.mindmap_png(mindmap)
         return [
             DocumentReply(
-                file_name=f"mindmap-{_slug(wanted.topic)}.png",
+                file_name=f"mindmap-{_slug(mindmap.topic)}.png",
                 content=picture,
                 media_type="image/png",
-                caption=_mindmap_caption(served.value),
+                caption=_mindmap_caption(mindmap),
+                # The outline below carries no citation flags: the picture says it for both.
+                private=any(s.private for s in mindmap.sources()),
             ),
-            Notice(served.value.outline(), title=f"Mind map: {served.value.topic}"),
+            Notice(mindmap.outline(), title=f"Mind map: {mindmap.topic}"),
         ]
 
     async def generate(
@@ -163,12 +193,37 @@ class StudyDesk:
         self, ctx: Context, quiz_id: int, quiz: Quiz, index: int, chosen: int
     ) -> list[Reply]:
         """Record one answer (once per question) and say whether it was right."""
+        answers = await self._record(ctx, quiz_id, quiz, index, chosen)
+        if answers is None:
+            return [Notice(f"You already answered question {index + 1} of this quiz.")]
+        return [Notice(_feedback(quiz, index, chosen, answers[str(index)], answers))]
+
+    async def vote(self, ctx: Context, quiz_id: int, number: int, chosen: int) -> list[Reply]:
+        """A vote in a native quiz poll on question `number` (from 1), option `chosen` (from
+        0): recorded as `/pick` records it, but the platform has already shown whether it was
+        right, so the only reply is the score once the last question is answered. A second
+        vote, or a quiz no longer available to the voter, gives nothing."""
+        quiz = await self._sets.load(ctx, quiz_id)
+        if not isinstance(quiz, Quiz) or not 1 <= number <= len(quiz.items):
+            log.info("vote on a quiz not available", quiz=quiz_id, user=ctx.user_id)
+            return []
+        answers = await self._record(ctx, quiz_id, quiz, number - 1, chosen)
+        if answers is None or len(answers) < len(quiz.items):
+            return []
+        return [Notice(_score_line(quiz, answers), title=f"Quiz: {quiz.topic}")]
+
+    async def _record(
+        self, ctx: Context, quiz_id: int, quiz: Quiz, index: int, chosen: int
+    ) -> dict[str, bool] | None:
+        """The student's answers to the quiz, this one included; None (and nothing changed)
+        when the question was answered before. A wrong answer to a grounded question goes to
+        the mistake outbox in the same atomic step."""
         key = self._answers_key(ctx, quiz_id)
         for _ in range(_MAX_RACES):
             stored = await self._store.get(key)
             answers: dict[str, bool] = json.loads(stored.value) if stored else {}
             if str(index) in answers:
-                return [Notice(f"You already answered question {index + 1} of this quiz.")]
+                return None
             right = grade_quiz_answer(quiz, chosen, item=index)
             answers[str(index)] = right
             mistake = quiz_mistake(
@@ -182,7 +237,7 @@ class StudyDesk:
             ):
                 if mistake:
                     self._outbox.flush_soon()
-                return [Notice(_feedback(quiz, index, chosen, right, answers))]
+                return answers
         raise RuntimeError("quiz answers kept changing while recording one")
 
     async def _remember_latest(self, ctx: Context, quiz_id: int) -> None:
@@ -221,9 +276,12 @@ def _feedback(quiz: Quiz, index: int, chosen: int, right: bool, answers: dict[st
     if item.source is not None:
         line += f" Source: {item.source.label()}."
     if len(answers) == len(quiz.items):
-        score = sum(answers.values())
-        line += f"\nQuiz done: {score} of {len(quiz.items)} right."
+        line += "\n" + _score_line(quiz, answers)
     return line
+
+
+def _score_line(quiz: Quiz, answers: dict[str, bool]) -> str:
+    return f"Quiz done: {sum(answers.values())} of {len(quiz.items)} right."
 
 
 def _note(grounded: bool, reason: str) -> str:
@@ -261,17 +319,27 @@ def _cards_reply(set_id: int, cards: FlashcardSet) -> FlashcardsReply:
 
 
 def _cards_csv(cards: FlashcardSet) -> DocumentReply:
-    """Front, back and source per card: imports into Anki and most flashcard apps."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["front", "back", "source"])
-    for card in cards.cards:
-        writer.writerow([card.front, card.back, card.source.label() if card.source else ""])
     return DocumentReply(
         file_name=f"flashcards-{_slug(cards.topic)}.csv",
-        content=out.getvalue().encode(),
+        content=cards_csv(cards),
         media_type="text/csv",
         caption=f"{len(cards.cards)} flashcards on {cards.topic} (CSV: front, back, source)",
+        private=any(s.private for s in cards.sources()),
+    )
+
+
+async def _cards_anki(course_id: str, cards: FlashcardSet) -> DocumentReply:
+    # The deck is named by course and normalised topic, so its ids are too: a re-import
+    # of the same topic updates the student's deck.
+    deck_name = f"{course_id}::{_slug(cards.topic)}"
+    # genanki writes a SQLite file on disk: off the event loop.
+    content = await asyncio.to_thread(anki_deck, cards, deck_name, course_id=course_id)
+    return DocumentReply(
+        file_name=f"flashcards-{_slug(cards.topic)}.apkg",
+        content=content,
+        media_type="application/apkg",
+        caption=f"{len(cards.cards)} flashcards on {cards.topic} (an Anki deck: File → Import)",
+        private=any(s.private for s in cards.sources()),
     )
 
 

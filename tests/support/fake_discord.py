@@ -3,9 +3,10 @@
 `FakeDiscord` stands in for the HTTP layer: the client's `HTTPClient.request` (REST calls:
 messages, threads, command sync) and the webhook adapter behind interaction responses and
 follow-ups are replaced by a recorder that keeps every request and answers with plausible
-Discord payloads. Interactions are built from the JSON Discord sends (`slash`, `autocomplete`)
-and fed to the client's own gateway parser (`interact`), so they run through the real command
-tree. `FakeDiscordServer` is a small REST + gateway server on 127.0.0.1 for starting a client.
+Discord payloads. Interactions are built from the JSON Discord sends (`slash`, `autocomplete`,
+`button_press`) and fed to the client's own gateway parser (`interact`, `press`), so they run
+through the real command tree and view store. `FakeDiscordServer` is a small REST + gateway
+server on 127.0.0.1 for starting a client.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ DEFERRED_CHANNEL_MESSAGE = 5
 AUTOCOMPLETE_RESULT = 8
 APPLICATION_COMMAND = 2
 APPLICATION_COMMAND_AUTOCOMPLETE = 4
+MESSAGE_COMPONENT = 3
+BUTTON = 2
+DEFERRED_UPDATE_MESSAGE = 6
 MANAGE_GUILD = 1 << 5
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC).isoformat()
 
@@ -274,6 +278,28 @@ def slash(
     return payload
 
 
+def button_press(
+    custom_id: str, person: Person, place: Place, message: dict[str, Any]
+) -> dict[str, Any]:
+    """An INTERACTION_CREATE for a press of the button `custom_id` on `message` (a message
+    payload with its components, as `FakeDiscord.message_of` gives)."""
+    payload = slash("", person, place, kind=MESSAGE_COMPONENT)
+    payload["data"] = {"custom_id": custom_id, "component_type": BUTTON}
+    payload["message"] = message
+    return payload
+
+
+def custom_ids(sent: Request | dict[str, Any]) -> list[str]:
+    """The custom ids of the buttons a sent message (or message payload) carries."""
+    data = sent.data if isinstance(sent, Request) else sent
+    return [
+        component["custom_id"]
+        for row in data.get("components") or []
+        for component in row.get("components", [])
+        if "custom_id" in component
+    ]
+
+
 def message_payload(
     person: Person, place: Place, content: str, *, mentions: tuple[Person, ...] = ()
 ) -> dict[str, Any]:
@@ -363,6 +389,7 @@ class FakeDiscord:
         self._guild_of: dict[int, int] = {}  # channel id -> server id
         self._deferred_privately: dict[str, bool] = {}  # interaction token -> ephemeral
         self._cdn: dict[str, bytes] = {}
+        self._message_ids: dict[int, str] = {}  # a request's message keeps its id
         self._changed = asyncio.Event()
 
     async def attach(
@@ -388,6 +415,10 @@ class FakeDiscord:
             state._add_guild_from_data(guild)
             for channel in guild["channels"]:
                 self._guild_of[int(channel["id"])] = int(guild["id"])
+        # What login runs before connecting (the command sync, the button handlers); the
+        # tests look at what comes after it.
+        await client.setup_hook()
+        self.requests.clear()
 
     def serve(self, file: File) -> None:
         """Let the client download `file` from Discord's CDN."""
@@ -409,6 +440,15 @@ class FakeDiscord:
 
     def channel_messages(self, channel_id: int) -> list[Request]:
         return [r for r in self.sent(*CHANNEL_MESSAGE) if r.url.endswith(f"/{channel_id}/messages")]
+
+    def message_of(self, request: Request, channel_id: int) -> dict[str, Any]:
+        """The message `request` sent (or edited), as Discord shows it to a client later:
+        with its components, ephemeral when it was."""
+        message = _sent_message(channel_id, request)
+        message["id"] = self._message_ids.setdefault(id(request), message["id"])
+        if request.ephemeral:
+            message["flags"] = message["flags"] | EPHEMERAL
+        return message
 
     def forget(self) -> None:
         self.requests.clear()
@@ -544,6 +584,7 @@ def _sent_message(channel_id: int, request: Request) -> dict[str, Any]:
             attachment_payload(snowflake(), name, len(content)) for name, content in request.files
         ],
         "embeds": data.get("embeds") or [],
+        "components": data.get("components") or [],
         "pinned": False,
         "type": 0,
         "flags": data.get("flags", 0),
@@ -569,6 +610,17 @@ def start_interaction(client: discord.Client, payload: dict[str, Any]) -> asynci
 
 async def interact(client: discord.Client, payload: dict[str, Any]) -> None:
     await start_interaction(client, payload)
+
+
+async def press(client: discord.Client, payload: dict[str, Any]) -> None:
+    """Hand a button press to the client's gateway parser and wait for the dynamic item
+    that handles it (none: nothing handles that custom id)."""
+    before = asyncio.all_tasks()
+    client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+    handling = [
+        t for t in asyncio.all_tasks() - before if t.get_name().startswith("discord-ui-dynamic")
+    ]
+    await asyncio.gather(*handling)
 
 
 async def deliver_message(client: discord.Client, payload: dict[str, Any]) -> None:

@@ -5,8 +5,11 @@ tests drive the real python-telegram-bot `Application` over HTTP: point PTB's `b
 It serves queued updates to getUpdates (long polling, woken as soon as an update is pushed),
 answers the methods the adapter uses with well-formed Telegram objects, serves uploaded
 documents' bytes under the file URL, and records every call (method, parameters, uploaded
-files). Like Telegram it refuses HTML it cannot parse, texts over 4,096 characters and
-captions over 1,024, so a rendering bug fails the round trip."""
+files). Like Telegram it refuses HTML it cannot parse, texts over 4,096 characters,
+captions over 1,024 and polls over their limits, so a rendering bug fails the round trip.
+Votes in the bot's polls and presses of its inline buttons are updates a test pushes
+(`poll_answer_update`, `callback_update`); `replay` delivers an update again with its own
+update_id, as Telegram does when the bot did not confirm it."""
 
 from __future__ import annotations
 
@@ -35,6 +38,10 @@ BOT_USER: dict[str, Any] = {
 }
 TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
+POLL_QUESTION_LIMIT = 300
+POLL_OPTION_LIMIT = 100
+POLL_EXPLANATION_LIMIT = 200
+CALLBACK_TEXT_LIMIT = 200
 # Long polls end after this many seconds at most, so a stopping updater never waits long.
 MAX_POLL_S = 1.0
 
@@ -178,6 +185,7 @@ class FakeTelegram:
         self.webhook: dict[str, str] = {}
         self.url = ""
         self._updates: list[dict[str, Any]] = []
+        self._replays: list[dict[str, Any]] = []
         self._next_update_id = 1
         self._next_message_id = 1
         self._changed = asyncio.Condition()
@@ -261,6 +269,50 @@ class FakeTelegram:
             extra["caption_entities"] = _entities(caption)
         return self._update(self._incoming(chat, sender, **extra))
 
+    def poll_answer_update(
+        self, poll_id: str, voter: dict[str, Any], option_ids: list[int]
+    ) -> dict[str, Any]:
+        """A vote in a non-anonymous poll: the poll and the voter, no chat. An empty
+        `option_ids` is a retracted vote."""
+        self.users[voter["id"]] = voter
+        answer = {
+            "poll_id": poll_id,
+            "user": voter,
+            "option_ids": option_ids,
+            # Bot API 9.6: the options' stable ids too, as the poll named them.
+            "option_persistent_ids": [f"option-{n}" for n in option_ids],
+        }
+        return self._next({"poll_answer": answer})
+
+    def callback_update(
+        self, message: dict[str, Any], sender: dict[str, Any], data: str
+    ) -> dict[str, Any]:
+        """A press of an inline button with `data` under the bot's `message`."""
+        self.users[sender["id"]] = sender
+        query = {
+            "id": f"query-{self._next_update_id}",
+            "from": sender,
+            "chat_instance": f"instance-{message['chat']['id']}",
+            "message": message,
+            "data": data,
+        }
+        return self._next({"callback_query": query})
+
+    def polls(self, chat: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """The polls the bot sent (to `chat`), oldest first."""
+        return [
+            message["poll"]
+            for (chat_id, _), message in sorted(self.messages.items())
+            if "poll" in message and (chat is None or chat_id == chat["id"])
+        ]
+
+    async def replay(self, update: dict[str, Any]) -> int:
+        """Deliver `update` once more, update_id and all, whatever getUpdates' offset."""
+        async with self._changed:
+            self._replays.append(update)
+            self._changed.notify_all()
+        return int(update["update_id"])
+
     def redelivery(self, update: dict[str, Any]) -> dict[str, Any]:
         """The same message in a new update, as when Telegram delivers it again."""
         return self._update(update["message"])
@@ -324,7 +376,7 @@ class FakeTelegram:
             "getWebhookInfo": self._get_webhook_info,
             "setMyCommands": self._true,
             "sendChatAction": self._true,
-            "answerCallbackQuery": self._true,
+            "answerCallbackQuery": self._answer_callback_query,
             "sendMessage": self._send_message,
             "editMessageText": self._edit_message_text,
             "sendPhoto": self._send_photo,
@@ -337,6 +389,11 @@ class FakeTelegram:
     async def _true(self, _call: Call) -> bool:
         return True
 
+    async def _answer_callback_query(self, call: Call) -> bool:
+        if len(call.params.get("text", "")) > CALLBACK_TEXT_LIMIT:
+            raise TelegramRefusal("Bad Request: message is too long")
+        return True
+
     async def _get_me(self, _call: Call) -> dict[str, Any]:
         return BOT_USER
 
@@ -345,14 +402,18 @@ class FakeTelegram:
         wait_s = min(float(call.params.get("timeout", "0")), MAX_POLL_S)
 
         def waiting() -> list[dict[str, Any]]:
-            return [u for u in self._updates if u["update_id"] >= offset]
+            return self._replays + [u for u in self._updates if u["update_id"] >= offset]
 
         async with self._changed:
+            # As Telegram: an offset confirms every update before it, for good (so a replay
+            # that moves the bot's offset back brings no confirmed update back).
+            self._updates = [u for u in self._updates if u["update_id"] >= offset]
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(
                     self._changed.wait_for(lambda: self._closing or waiting()), wait_s
                 )
-            return waiting()
+            found, self._replays = waiting(), []
+            return found
 
     async def _set_webhook(self, call: Call) -> bool:
         self.webhook = {k: v for k, v in call.params.items() if k in ("url", "secret_token")}
@@ -367,7 +428,7 @@ class FakeTelegram:
 
     async def _send_message(self, call: Call) -> dict[str, Any]:
         text = _checked(call.text, call.params.get("parse_mode"), TEXT_LIMIT, "message text")
-        return self._outgoing(call, text=text)
+        return self._outgoing(call, text=text, **_markup(call))
 
     async def _edit_message_text(self, call: Call) -> dict[str, Any]:
         key = (int(call.params["chat_id"]), int(call.params["message_id"]))
@@ -375,9 +436,14 @@ class FakeTelegram:
         if message is None:
             raise TelegramRefusal("Bad Request: message to edit not found")
         text = _checked(call.text, call.params.get("parse_mode"), TEXT_LIMIT, "message text")
-        if message.get("text") == text:
+        markup = _markup(call)
+        if message.get("text") == text and message.get("reply_markup") == markup.get(
+            "reply_markup"
+        ):
             raise TelegramRefusal("Bad Request: message is not modified")
         message["text"] = text
+        message.pop("reply_markup", None)
+        message.update(markup)
         message["edit_date"] = int(time.time())
         return message
 
@@ -400,6 +466,7 @@ class FakeTelegram:
         return self._outgoing(call, document=document, **self._caption(call))
 
     async def _send_poll(self, call: Call) -> dict[str, Any]:
+        _poll_checked(call)
         options = [
             {"text": _option_text(option), "voter_count": 0, "persistent_id": f"option-{n}"}
             for n, option in enumerate(call.json("options"))
@@ -494,7 +561,10 @@ class FakeTelegram:
         }
 
     def _update(self, message: dict[str, Any]) -> dict[str, Any]:
-        update = {"update_id": self._next_update_id, "message": message}
+        return self._next({"message": message})
+
+    def _next(self, content: dict[str, Any]) -> dict[str, Any]:
+        update = {"update_id": self._next_update_id, **content}
         self._next_update_id += 1
         return update
 
@@ -531,6 +601,37 @@ def _checked(text: str, parse_mode: str | None, limit: int, what: str) -> str:
     if len(shown) > limit:
         raise TelegramRefusal(f"Bad Request: {what} is too long")
     return shown
+
+
+def _markup(call: Call) -> dict[str, Any]:
+    """The inline keyboard a message carries, as Telegram returns it (checked: each button
+    with callback data of 1 to 64 bytes)."""
+    if "reply_markup" not in call.params:
+        return {}
+    markup = call.json("reply_markup")
+    for row in markup.get("inline_keyboard", []):
+        for button in row:
+            data = button.get("callback_data", "")
+            if not 1 <= len(data.encode()) <= 64:
+                raise TelegramRefusal("Bad Request: BUTTON_DATA_INVALID")
+    return {"reply_markup": markup}
+
+
+def _poll_checked(call: Call) -> None:
+    """Telegram's refusals for a poll: empty or long texts, a quiz without its answer."""
+    question = call.params.get("question", "")
+    if not question.strip() or len(question) > POLL_QUESTION_LIMIT:
+        raise TelegramRefusal("Bad Request: poll question length must not exceed 300")
+    options = [_option_text(o) for o in call.json("options")]
+    if not 2 <= len(options) <= 12 or any(not 1 <= len(o) <= POLL_OPTION_LIMIT for o in options):
+        raise TelegramRefusal("Bad Request: poll options length must not exceed 100")
+    explanation = call.params.get("explanation", "")
+    if len(explanation) > POLL_EXPLANATION_LIMIT or explanation.count("\n") > 2:
+        raise TelegramRefusal("Bad Request: explanation is too long")
+    if call.params.get("type") == "quiz":
+        correct = call.json("correct_option_ids") if "correct_option_ids" in call.params else []
+        if len(correct) != 1 or not 0 <= correct[0] < len(options):
+            raise TelegramRefusal("Bad Request: wrong correct option ids")
 
 
 def _option_text(option: str | dict[str, Any]) -> str:

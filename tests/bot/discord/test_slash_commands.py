@@ -58,6 +58,7 @@ COMMANDS = {
     "quiz": {"topic": "exam", "questions": 2},
     "pick": {"question": 1, "option": "B"},
     "mindmap": {"topic": "exam"},
+    "materials": {},
     "answer": {"answer": "2x"},
     "hint": {},
     "skip": {},
@@ -80,6 +81,7 @@ COMMANDS = {
 # practice and bindings are for the channel.
 PRIVATE = {
     "hint",
+    "materials",
     "solution",
     "status",
     "notes",

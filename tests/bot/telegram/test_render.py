@@ -11,13 +11,20 @@ from hypothesis import strategies as st
 from support.fake_telegram import html_problem, visible_text
 
 from bot.common import wording
-from bot.telegram.render import FileMessage, TextMessage, render
+from bot.telegram.callbacks import card_command
+from bot.telegram.render import FileMessage, PollMessage, TextMessage, render
+from core.commands import ParsedCommand
 from core.replies import (
     Answer,
     Citation,
     DocumentReply,
     ErrorReply,
+    FlashcardsReply,
+    FlashcardTurn,
+    FlashcardView,
     Notice,
+    QuizQuestion,
+    QuizReply,
     SourceEntry,
     SourceList,
     StepPrompt,
@@ -138,3 +145,43 @@ def test_a_long_caption_is_shortened_to_telegrams_limit() -> None:
     assert len(item.caption) <= 1024 and item.caption.endswith("…")
     assert html_problem(item.caption) is None
     assert re.fullmatch(r"(a&amp;b )*a?(&amp;)?b?…", item.caption)
+
+
+def test_a_quiz_is_a_heading_then_one_poll_per_question_within_telegrams_limits() -> None:
+    long_label = Citation("notes/" + "a" * 60 + ".pdf", page=3, section="S" * 80)
+    questions = (
+        QuizQuestion(1, "What is d/dx x^2?", ("2x", "x", "x^2", "2"), 0, "Power rule.",
+                     Citation("lecture-02.pdf", page=4)),
+        QuizQuestion(2, "Q" * 400, ("o" * 150, "b", "c", "d"), 3, "E\n" * 300, long_label),
+    )  # fmt: skip
+    heading, first, second = render(QuizReply(7, "derivatives", questions, False, "Fallback."))
+    assert isinstance(heading, TextMessage) and "Fallback." in heading.html
+    assert isinstance(first, PollMessage) and isinstance(second, PollMessage)
+    assert (first.quiz_id, first.number, first.correct) == (7, 1, 0)
+    assert first.question == "1. What is d/dx x^2?"
+    assert first.explanation == "Power rule.\nSource: lecture-02.pdf, p. 4"
+    assert len(second.question) == 300 and second.question.endswith("…")
+    assert max(len(o) for o in second.options) == 100
+    # Telegram's 200 characters and two line feeds; the citation is the part kept whole.
+    assert len(second.explanation) <= 200 and second.explanation.count("\n") <= 2
+    assert second.explanation.endswith(long_label.label()[-20:])
+
+
+def test_flashcards_show_the_first_front_with_buttons_and_the_last_has_no_next() -> None:
+    cards = tuple(FlashcardView(f"front {n}", f"back {n}") for n in (1, 2, 3))
+    heading, card = render(FlashcardsReply(12, "limits", cards))
+    assert isinstance(heading, TextMessage) and isinstance(card, TextMessage)
+    assert "Card 1 of 3" in card.html and "back 1" not in card.html
+    assert [(b.text, b.data) for b in card.buttons] == [
+        ("Show answer", "card:12:1:back"),
+        ("Next", "card:12:2"),
+    ]
+    [turned] = render(FlashcardTurn(12, 3, 3, "front 3", "back 3"))
+    assert isinstance(turned, TextMessage) and "back 3" in turned.html
+    assert turned.buttons == ()
+    [last] = render(FlashcardTurn(12, 3, 3, "front 3"))
+    assert isinstance(last, TextMessage) and [b.text for b in last.buttons] == ["Show answer"]
+    # What the buttons carry is the core's /card again, and nothing else is.
+    assert card_command("card:12:1:back") == ParsedCommand("card", "12 1 back")
+    assert card_command("card:12:2") == ParsedCommand("card", "12 2")
+    assert card_command("card:12:2:front") is None and card_command(None) is None

@@ -9,6 +9,7 @@ import asyncio
 import re
 import shutil
 import socket
+from collections import Counter
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -42,6 +43,9 @@ from core.commands import ParsedCommand
 from core.context import Audience, Member
 from core.course_bot import INTERNAL_ERROR, CourseBot
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
+from core.mistakes import MistakeLog
+from core.mistakes.log import MistakeEntry
+from core.replies import QuizReply
 from core.requests import Place, Request
 from ingestion import discover
 
@@ -85,12 +89,13 @@ class TelegramBot:
     core: CourseBot
     application: TelegramApplication
     assembly: Assembly
-    handled: set[int] = field(default_factory=set)
+    # How many times each update_id has been handled (a replay is handled again).
+    handled: Counter[int] = field(default_factory=Counter)
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
     async def mark_handled(self, update: Update, _context: ContextTypes.DEFAULT_TYPE) -> None:
         async with self._changed:
-            self.handled.add(update.update_id)
+            self.handled[update.update_id] += 1
             self._changed.notify_all()
 
     async def send(self, update: dict[str, Any], timeout: float = 30.0) -> list[Call]:
@@ -100,11 +105,30 @@ class TelegramBot:
         await self.wait_handled(await self.fake.push(update), timeout)
         return [call for call in self.fake.calls[start:] if call.method != "getUpdates"]
 
-    async def wait_handled(self, update_id: int, timeout: float = 30.0) -> None:
+    async def wait_handled(self, update_id: int, timeout: float = 30.0, times: int = 1) -> None:
         async with self._changed:
             await asyncio.wait_for(
-                self._changed.wait_for(lambda: update_id in self.handled), timeout
+                self._changed.wait_for(lambda: self.handled[update_id] >= times), timeout
             )
+
+    async def replay(self, update: dict[str, Any]) -> list[Call]:
+        """Deliver `update` again with the same update_id, as Telegram does when its first
+        delivery was not confirmed."""
+        start = len(self.fake.calls)
+        times = self.handled[update["update_id"]] + 1
+        await self.wait_handled(await self.fake.replay(update), times=times)
+        return [call for call in self.fake.calls[start:] if call.method != "getUpdates"]
+
+    async def vote(
+        self, poll: dict[str, Any], voter: dict[str, Any], *option_ids: int
+    ) -> tuple[dict[str, Any], list[Call]]:
+        """A vote in `poll` (no options: a retracted vote): the update and the calls."""
+        update = self.fake.poll_answer_update(poll["id"], voter, list(option_ids))
+        return update, await self.send(update)
+
+    async def press(self, message: dict[str, Any], sender: dict[str, Any], data: str) -> list[Call]:
+        """A press of the inline button with callback `data` under the bot's `message`."""
+        return await self.send(self.fake.callback_update(message, sender, data))
 
     async def say(
         self,
@@ -434,8 +458,16 @@ async def test_a_bare_mention_explains_how_to_ask(tg: TelegramBot) -> None:
 
 
 async def test_an_answer_longer_than_a_message_arrives_in_several(
-    tg: TelegramBot, embedder: MiniLMOnnxEmbedder
+    settings: Settings, embedder: MiniLMOnnxEmbedder
 ) -> None:
+    # Three long passages quoted whole: the answer context is widened past its 4,000
+    # characters so the answer outgrows one message.
+    wide = settings.model_copy(update={"answer_context_chars": 20_000})
+    async with telegram_bot(wide) as tg:
+        await _long_answer_in_several_messages(tg, embedder)
+
+
+async def _long_answer_in_several_messages(tg: TelegramBot, embedder: MiniLMOnnxEmbedder) -> None:
     await add_passages(
         tg.assembly.index,
         embedder,
@@ -940,14 +972,167 @@ async def test_a_lesson_arrives_as_a_document_with_a_preview_photo(tg: TelegramB
     assert "version 1." in document.params["caption"]
 
 
-async def test_flashcards_hide_their_backs_and_a_quiz_is_answered_with_pick(
+async def test_flashcards_come_one_at_a_time_and_pick_still_answers_a_quiz(
     tg: TelegramBot,
 ) -> None:
     await course_in_dm(tg, ALICE)
-    cards = sent_messages(await tg.say(dm(ALICE), ALICE, "/flashcards exam"))
-    html = "\n".join(call.text for call in cards)
-    assert "<b>Flashcards: exam" in html and "<tg-spoiler>" in html
-    quiz = joined(await tg.say(dm(ALICE), ALICE, "/quiz exam 2"))
-    assert "Quiz: exam (2 questions)" in quiz and "A) " in quiz and "/pick N B" in quiz
+    heading, card = sent_messages(await tg.say(dm(ALICE), ALICE, "/flashcards exam"))
+    assert heading.text.startswith("<b>Flashcards: exam")
+    # The first card alone, its back hidden until "Show answer" is pressed.
+    assert visible_text(card.text).startswith("Card 1 of ") and "→" not in card.text
+    assert [b["text"] for b in buttons(card)] == ["Show answer", "Next"]
+    quiz = await tg.say(dm(ALICE), ALICE, "/quiz exam 2")
+    assert "Quiz: exam (2 questions)" in joined(quiz)
+    assert len([c for c in quiz if c.method == "sendPoll"]) == 2
+    # Typed answers still work beside the polls (the core's /pick).
     answered = joined(await tg.say(dm(ALICE), ALICE, "/pick 1 A"))
     assert answered.startswith(("✓ Question 1", "✗ Question 1"))
+
+
+# Quiz polls and flashcard buttons ---------------------------------------------------------
+
+
+def buttons(call: Call) -> list[dict[str, Any]]:
+    """The inline keyboard buttons a sendMessage or editMessageText call carried."""
+    if "reply_markup" not in call.params:
+        return []
+    return [b for row in call.json("reply_markup")["inline_keyboard"] for b in row]
+
+
+def edits(calls: list[Call]) -> list[Call]:
+    return [call for call in calls if call.method == "editMessageText"]
+
+
+async def quiz_polls(
+    tg: TelegramBot, chat: dict[str, Any], asker: dict[str, Any], argument: str
+) -> tuple[QuizReply, list[Call]]:
+    """`/quiz ARGUMENT` sent in `chat`: the quiz the core holds for the asker (the same one,
+    from its cache) and the sendPoll calls that delivered it."""
+    calls = await tg.say(chat, asker, f"/quiz {argument}")
+    group = chat["type"] != "private"
+    place = (
+        Place(Audience.SHARED, str(chat["id"]), (f"chat:{chat['id']}",))
+        if group
+        else Place(Audience.PRIVATE, str(chat["id"]))
+    )
+    served = await tg.core.handle(
+        Request(
+            Member("telegram", f"telegram:{asker['id']}"),
+            place,
+            message_id=f"test:quiz:{len(tg.fake.calls)}",
+            command=ParsedCommand("quiz", argument),
+        )
+    )
+    [quiz] = served.replies
+    assert isinstance(quiz, QuizReply)
+    return quiz, [call for call in calls if call.method == "sendPoll"]
+
+
+async def logged_mistakes(tg: TelegramBot, settings: Settings) -> list[MistakeEntry]:
+    await tg.assembly.outbox.flush()
+    log = await MistakeLog.open(settings, migrate_schema=False)
+    try:
+        return list(await log.latest(COURSE))
+    finally:
+        await log.close()
+
+
+async def test_a_quiz_arrives_as_native_quiz_polls_and_votes_are_recorded_once(
+    tg: TelegramBot, settings: Settings
+) -> None:
+    await course_in_dm(tg, ALICE)
+    quiz, polls = await quiz_polls(tg, dm(ALICE), ALICE, "derivatives 3")
+    assert len(polls) == len(quiz.questions) == 3
+    for call, question in zip(polls, quiz.questions, strict=True):
+        assert call.params["type"] == "quiz" and call.params["is_anonymous"] == "false"
+        assert call.json("correct_option_ids") == [question.correct]
+        assert call.params["question"] == f"{question.number}. {question.question}"
+        assert [o["text"] for o in call.json("options")] == list(question.options)
+        assert question.source is not None
+        explanation = call.params["explanation"]
+        assert explanation.splitlines()[-1] == f"Source: {question.source.label()}"
+        assert len(explanation) <= 200 and explanation.count(question.source.file_name) == 1
+    first, second, third = (call.result["poll"] for call in polls)
+    right = [q.correct for q in quiz.questions]
+    wrong = (right[1] + 1) % 4
+    # A right vote and a wrong one: Telegram shows the verdict, the bot says nothing.
+    _, calls = await tg.vote(first, ALICE, right[0])
+    assert not sent_messages(calls)
+    wrong_vote, calls = await tg.vote(second, ALICE, wrong)
+    assert not sent_messages(calls)
+    # The same update delivered again, a retracted vote and a second vote change nothing.
+    assert not sent_messages(await tg.replay(wrong_vote))
+    await tg.vote(second, ALICE)
+    await tg.vote(second, ALICE, right[1])
+    # The last answer brings the score, in the chat the polls are in.
+    _, calls = await tg.vote(third, ALICE, right[2])
+    [score] = sent_messages(calls)
+    assert score.chat_id == ALICE["id"]
+    assert "Quiz done: 2 of 3 right." in visible_text(score.text)
+    [mistake] = await logged_mistakes(tg, settings)
+    assert (mistake.exercise_id, mistake.step_index) == (f"quiz-{quiz.quiz_id}", 1)
+    assert mistake.student_id == f"telegram:{ALICE['id']}" and mistake.skill
+    assert mistake.answer == quiz.questions[1].options[wrong]
+
+
+async def test_anyone_in_a_bound_group_answers_its_quiz_polls_and_gets_a_score_there(
+    tg: TelegramBot, settings: Settings
+) -> None:
+    await bind_group(tg)
+    quiz, polls = await quiz_polls(tg, GROUP, ALICE, "derivatives 2")
+    # Bob never wrote in the group: being in it (he can vote there) is enough.
+    for call, question in zip(polls, quiz.questions, strict=True):
+        _, calls = await tg.vote(call.result["poll"], BOB, (question.correct + 1) % 4)
+    [score] = sent_messages(calls)
+    assert score.chat_id == GROUP["id"] and "Quiz done: 0 of 2 right." in score.text
+    logged = await logged_mistakes(tg, settings)
+    assert [(m.student_id, m.step_index) for m in logged] == [
+        (f"telegram:{BOB['id']}", 1),
+        (f"telegram:{BOB['id']}", 0),
+    ]
+
+
+async def test_a_vote_from_outside_the_course_or_on_an_unknown_poll_is_ignored(
+    tg: TelegramBot, settings: Settings
+) -> None:
+    await course_in_dm(tg, ALICE)
+    await course_in_dm(tg, TEACHER)
+    assert "is now closed" in joined(await tg.say(dm(TEACHER), TEACHER, "/invite closed"))
+    quiz, polls = await quiz_polls(tg, dm(ALICE), ALICE, "derivatives 2")
+    # Mallory is in no way in the (now closed) course: her vote counts for nothing.
+    for call, question in zip(polls, quiz.questions, strict=True):
+        _, calls = await tg.vote(call.result["poll"], MALLORY, (question.correct + 1) % 4)
+        assert not sent_messages(calls)
+    _, calls = await tg.vote({"id": "poll-never-sent"}, ALICE, 0)
+    assert not sent_messages(calls)
+    assert await logged_mistakes(tg, settings) == []
+
+
+async def test_flashcard_buttons_show_the_answer_and_go_on_to_the_last_card(
+    tg: TelegramBot,
+) -> None:
+    await course_in_dm(tg, ALICE)
+    _heading, card = sent_messages(await tg.say(dm(ALICE), ALICE, "/flashcards derivatives"))
+    show, following = buttons(card)
+    set_id, count = show["callback_data"].split(":")[1], int(card.text.split()[3])
+    assert show["callback_data"] == f"card:{set_id}:1:back"
+    assert following == {"text": "Next", "callback_data": f"card:{set_id}:2"}
+    message = card.result
+    calls = await tg.press(message, ALICE, show["callback_data"])
+    assert [c.method for c in calls] == ["answerCallbackQuery", "editMessageText"]
+    [turned] = edits(calls)
+    assert int(turned.params["message_id"]) == message["message_id"]
+    assert "Card 1 of" in turned.text and "→ " in turned.text
+    assert [b["text"] for b in buttons(turned)] == ["Next"]
+    # A double tap shows the same card: Telegram's "not modified" is no error.
+    again = await tg.press(message, ALICE, show["callback_data"])
+    assert "sendMessage" not in [c.method for c in again]
+    [next_card] = edits(await tg.press(message, ALICE, f"card:{set_id}:2"))
+    assert visible_text(next_card.text).startswith("Card 2 of") and "→" not in next_card.text
+    [last] = edits(await tg.press(message, ALICE, f"card:{set_id}:{count}"))
+    assert [b["text"] for b in buttons(last)] == ["Show answer"]
+    # A set that is not there: a notice on the button, nothing posted or edited.
+    calls = await tg.press(message, ALICE, "card:999999:1")
+    [notice] = [c for c in calls if c.method == "answerCallbackQuery"]
+    assert notice.params["show_alert"] == "true" and "not available" in notice.params["text"]
+    assert [c.method for c in calls] == ["answerCallbackQuery"]

@@ -91,3 +91,15 @@ async def test_flashcards_mind_map_and_bad_input(assembly: Assembly) -> None:
     assert isinstance(no_quiz, ErrorReply) and "no quiz open" in no_quiz.text
     [garbled] = await replies(bot, "", "ana", **command("pick", "first one"))
     assert isinstance(garbled, ErrorReply) and "/pick N B" in garbled.text
+
+
+async def test_flashcards_with_anki_come_with_an_anki_deck(assembly: Assembly) -> None:
+    bot = assembly.bot
+    cards, deck = await replies(bot, "", "ana", **command("flashcards", "derivatives --anki"))
+    assert isinstance(cards, FlashcardsReply)
+    assert isinstance(deck, DocumentReply) and deck.media_type == "application/apkg"
+    assert deck.file_name == "flashcards-derivatives.apkg"
+    assert deck.content.startswith(b"PK")  # a zip, holding collection.anki2
+    # The same set is served from the cache with or without the export.
+    [again] = await replies(bot, "", "ana", **command("flashcards", "derivatives"))
+    assert again == cards

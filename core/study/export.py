@@ -1,0 +1,72 @@
+"""Flashcards for spaced-repetition apps: a CSV (front, back, source) and an Anki `.apkg`
+deck written by genanki.
+
+The Anki ids are derived from the course and the topic, not drawn at random, so importing a
+newer deck on the same topic updates the cards already in the student's collection instead
+of adding a second copy: the note type's id comes from the course, the deck's from its
+name, and each note's guid from the deck and the card's front."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import html
+import io
+
+import genanki
+
+from core.study.models import FlashcardSet
+
+# Anki ids are 64-bit; genanki's docs suggest this range for hand-picked ones.
+_ID_LOW = 1 << 30
+_ID_SPAN = 1 << 30
+_CARD_CSS = ".card { font-family: sans-serif; font-size: 20px; text-align: left; }"
+
+
+def cards_csv(cards: FlashcardSet) -> bytes:
+    """Front, back and source per card: imports into Anki and most flashcard apps."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["front", "back", "source"])
+    for card in cards.cards:
+        writer.writerow([card.front, card.back, card.source.label() if card.source else ""])
+    return out.getvalue().encode()
+
+
+def anki_deck(cards: FlashcardSet, deck_name: str, *, course_id: str) -> bytes:
+    """The set as an `.apkg` file (a zip holding the SQLite `collection.anki2`)."""
+    model = genanki.Model(
+        stable_id("model", course_id),
+        f"coursebot flashcard ({course_id})",
+        fields=[{"name": "Front"}, {"name": "Back"}, {"name": "Source"}],
+        templates=[
+            {
+                "name": "Card",
+                "qfmt": "{{Front}}",
+                "afmt": '{{FrontSide}}<hr id="answer">{{Back}}<br><small>{{Source}}</small>',
+            }
+        ],
+        css=_CARD_CSS,
+    )
+    deck = genanki.Deck(stable_id("deck", deck_name), deck_name)
+    for card in cards.cards:
+        source = card.source.label() if card.source else ""
+        # Anki shows fields as HTML: the material's text is escaped, never interpreted.
+        fields = [html.escape(card.front), html.escape(card.back), html.escape(source)]
+        tags = [_tag(card.skill)] if card.skill else []
+        guid = genanki.guid_for(deck_name, card.front)
+        deck.add_note(genanki.Note(model=model, fields=fields, guid=guid, tags=tags))
+    out = io.BytesIO()
+    genanki.Package(deck).write_to_file(out)
+    return out.getvalue()
+
+
+def stable_id(kind: str, name: str) -> int:
+    """The same positive id for the same name, in every process (unlike `hash`)."""
+    digest = hashlib.sha256(f"coursebot:{kind}:{name}".encode()).digest()
+    return _ID_LOW + int.from_bytes(digest[:8], "big") % _ID_SPAN
+
+
+def _tag(skill: str) -> str:
+    # An Anki tag is one word.
+    return "_".join(skill.split())
