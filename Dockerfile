@@ -18,6 +18,16 @@ ENV PATH=/opt/coursebot/bin:$PATH \
     HF_HUB_OFFLINE=1 \
     COURSEBOT_DATA_DIR=/var/lib/coursebot \
     COURSEBOT_LOG_FORMAT=json
+# pdflatex, for COURSEBOT_LESSON_ENGINE=pdflatex (Typst, the default, needs nothing here):
+# only what the Jinja2 + LaTeX template of core/lessons/latex_engine.py loads.
+# latex-base: geometry, graphicx, amsmath, helvet (psnfss); texlive-base under it: amssymb;
+# latex-recommended: cmap, xcolor; latex-extra: enumitem; fonts-recommended: the Helvetica
+# clone helvet selects; lmodern: lmodern.sty with its T1 fonts.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends \
+        texlive-latex-base texlive-latex-recommended texlive-latex-extra \
+        texlive-fonts-recommended lmodern \
+    && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --create-home --home-dir /var/lib/coursebot coursebot
 COPY --from=build /opt/coursebot /opt/coursebot
 USER coursebot

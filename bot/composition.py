@@ -27,9 +27,10 @@ from core.embedding.minilm_onnx import bundled_embedder
 from core.embedding.ollama_embedder import OllamaEmbedder
 from core.exercises import Grader, SymbolicChecker
 from core.generation import MaterialStore, OllamaStructuredModel
+from core.generation.materials import MaterialsDesk
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from core.ledger import ReplyLedger
-from core.lessons import LessonService
+from core.lessons import Engine, LessonService, pdflatex_available
 from core.llm import ChatModel, OllamaChatModel
 from core.mistakes import MistakeLog
 from core.mistakes.outbox import MistakeOutbox
@@ -43,6 +44,7 @@ from core.retrieval import RetrievalConfig, Retriever
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
 from core.study import StudySets
 from core.study.desk import StudyDesk
+from core.study.polls import PollRegistry
 from core.throttle import RequestThrottle
 from core.uploads import ExpectedUploads, UploadDesk
 from ingestion.captioning import OllamaCaptioner
@@ -159,6 +161,7 @@ def question_answering(
         memory=ConversationMemory(sessions, settings.redis_prefix),
         rewriter=QuestionRewriter(answer_model),
         k=k,
+        context_chars=settings.answer_context_chars,
     )
 
 
@@ -204,6 +207,19 @@ async def _stop(task: asyncio.Task[None]) -> None:
     task.cancel()
     with suppress(asyncio.CancelledError):
         await task
+
+
+def lesson_engine(settings: Settings) -> Engine:
+    """The engine lessons render with. pdflatex asked for but not installed is said here,
+    once at start-up, and Typst is passed on, so no render repeats the warning."""
+    engine = Engine(settings.lesson_engine)
+    if engine is Engine.PDFLATEX and not pdflatex_available():
+        log.warning(
+            "COURSEBOT_LESSON_ENGINE=pdflatex, but pdflatex is not installed: "
+            "lessons are rendered with Typst"
+        )
+        return Engine.TYPST
+    return engine
 
 
 def _assemble(
@@ -254,6 +270,28 @@ def _assemble(
     authority = Authority(
         RoleGrants(settings.course_roles), courses, CourseCreation(settings.course_creation)
     )
+    # No SourceFiles: the index keeps text, not the original files, so the visual
+    # profile's figures are diagrams (the caption says so).
+    lessons = LessonService(
+        retriever=retriever,
+        embedder=dense,
+        store=MaterialStore(database),
+        model=generator,
+        engine=lesson_engine(settings),
+        timeout_s=settings.ollama_timeout_s * 3,
+    )
+    study = StudyDesk(
+        StudySets(
+            retriever,
+            MaterialStore(database),
+            embedder=dense,
+            model=generator,
+            timeout_s=settings.ollama_timeout_s * 3,
+        ),
+        store=sessions,
+        outbox=outbox,
+        prefix=settings.redis_prefix,
+    )
     bot = CourseBot(
         index=index,
         answers=question_answering(settings, retriever, dense, sessions, k),
@@ -269,26 +307,11 @@ def _assemble(
         throttle=throttle,
         outages=outages,
         max_text_chars=settings.max_question_chars,
-        # No SourceFiles: the index keeps text, not the original files, so the visual
-        # profile's figures are diagrams (the caption says so).
-        lessons=LessonService(
-            retriever=retriever,
-            embedder=dense,
-            store=MaterialStore(database),
-            model=generator,
-            timeout_s=settings.ollama_timeout_s * 3,
+        lessons=lessons,
+        study=study,
+        materials=MaterialsDesk(
+            MaterialStore(database), lessons=lessons, study=study, exercises=writer
         ),
-        study=StudyDesk(
-            StudySets(
-                retriever,
-                MaterialStore(database),
-                embedder=dense,
-                model=generator,
-                timeout_s=settings.ollama_timeout_s * 3,
-            ),
-            store=sessions,
-            outbox=outbox,
-            prefix=settings.redis_prefix,
-        ),
+        polls=PollRegistry(sessions, settings.redis_prefix),
     )
     return Assembly(bot, retriever, index, outbox)

@@ -44,11 +44,19 @@ COMMANDS: tuple[CommandSpec, ...] = (
         ' | edit N "instruction"',
     ),
     CommandSpec("solution", "the worked solution of your current exercise", private=True),
-    CommandSpec("flashcards", "flashcards on a topic (backs hidden)", "TOPIC [--new] [--csv]"),
+    CommandSpec(
+        "flashcards", "flashcards on a topic (backs hidden)", "TOPIC [--new] [--csv] [--anki]"
+    ),
     CommandSpec("quiz", "a multiple-choice quiz on a topic", "TOPIC [N] [--new]"),
     CommandSpec("pick", "answer a quiz question", "N A|B|C|D"),
     CommandSpec("card", "one flashcard of a set, or its back", "SET N [back]", listed=False),
     CommandSpec("mindmap", "a mind map of a topic, as a picture", "TOPIC [--new]"),
+    CommandSpec(
+        "materials",
+        "your generated lessons, quizzes and exercises; `/materials send ID` again",
+        "[send ID]",
+        private=True,
+    ),
     CommandSpec("answer", "answer the current step of your exercise", "ANSWER"),
     CommandSpec("hint", "get a hint for the current step", private=True),
     CommandSpec("skip", "skip the current step (shows its solution)"),

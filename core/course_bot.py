@@ -28,6 +28,7 @@ from core.errors import (
     UserFacingError,
 )
 from core.exercises import ExerciseDefinition
+from core.generation.materials import MaterialsDesk
 from core.index import ChunkIndex
 from core.input_limits import check_text_length
 from core.ledger import ReplyLedger
@@ -39,9 +40,18 @@ from core.permissions import Action, effective_roles, require
 from core.practice import PracticeService
 from core.practice.review import MistakeReview, parse_mistake_query
 from core.practice.service import NO_SESSION
-from core.replies import ErrorReply, ExerciseSheet, Notice, Reply, SourceEntry, SourceList
-from core.requests import Request, Response
+from core.replies import (
+    ErrorReply,
+    ExerciseSheet,
+    Notice,
+    Reply,
+    SourceEntry,
+    SourceList,
+    shows_private_notes,
+)
+from core.requests import Place, Request, Response
 from core.study.desk import StudyDesk
+from core.study.polls import PollAnswered, PollRef, PollRegistry
 from core.text import shown_name
 from core.throttle import THROTTLED_MESSAGE, RequestThrottle
 from core.uploads import SEND_NOTES_FIRST, UploadDesk
@@ -57,6 +67,7 @@ CONFIDENTIAL_HERE = (
 HELP_TITLE = "coursebot"
 
 Handler = Callable[[Request, Context, str], Awaitable[Reply | list[Reply]]]
+Route = Callable[[Request, ParsedCommand | None], Awaitable[Response]]
 # Commands that work before a course is known.
 _NO_COURSE = frozenset({"help", "start", "bind", "course"})
 
@@ -79,6 +90,8 @@ class CourseBot:
         max_text_chars: int,
         lessons: LessonService,
         study: StudyDesk,
+        polls: PollRegistry,
+        materials: MaterialsDesk,
     ) -> None:
         self._index = index
         self._answers = answers
@@ -94,6 +107,8 @@ class CourseBot:
         self._max_text_chars = max_text_chars
         self._lessons = lessons
         self._study = study
+        self._polls = polls
+        self._materials = materials
         self._handlers: dict[str, Handler] = {
             "ask": lambda _r, ctx, arg: self._ask(ctx, arg),
             "sources": lambda _r, ctx, _a: self._sources(ctx),
@@ -106,6 +121,7 @@ class CourseBot:
             "mindmap": lambda _r, ctx, arg: self._study.mindmap(ctx, arg),
             "pick": lambda _r, ctx, arg: self._study.pick(ctx, arg),
             "card": lambda _r, ctx, arg: self._study.card(ctx, arg),
+            "materials": lambda _r, ctx, arg: self._materials.command(ctx, arg),
             "answer": lambda _r, ctx, arg: self._answer(ctx, arg),
             "hint": lambda _r, ctx, _a: self._practice.hint(ctx),
             "skip": lambda _r, ctx, _a: self._practice.skip(ctx),
@@ -127,8 +143,11 @@ class CourseBot:
     async def handle(self, request: Request) -> Response:
         """Everything an inbound message causes. Never raises: errors the user caused become
         an ErrorReply, others are logged and reported politely."""
+        return await self._guarded(request, self._route)
+
+    async def _guarded(self, request: Request, route: Route, *, throttled: bool = True) -> Response:
         try:
-            response = await self._admit(request)
+            response = await self._admit(request, route, throttled=throttled)
         except UserFacingError as error:
             return Response.of(ErrorReply(str(error)), private=True)
         except Exception as error:
@@ -142,8 +161,8 @@ class CourseBot:
         self._outages.succeeded()
         return response
 
-    async def _admit(self, request: Request) -> Response:
-        if not request.operator:
+    async def _admit(self, request: Request, route: Route, *, throttled: bool) -> Response:
+        if throttled and not request.operator:
             verdict = await self._throttle.check(request.member.user_id)
             if not verdict.allowed:
                 return (
@@ -157,7 +176,7 @@ class CourseBot:
         if replayed is not None:
             return replayed
         try:
-            response = await self._route(request, parsed)
+            response = await route(request, parsed)
         except UserFacingError as error:
             response = Response.of(ErrorReply(str(error)), private=True)
         except BaseException as error:
@@ -187,7 +206,7 @@ class CourseBot:
         if request.files:
             return await self._receive_files(request, ctx, name)
         if name is None:
-            return Response.of(*await self._plain_text(ctx, request.text))
+            return _response(await self._plain_text(ctx, request.text), private=False)
         spec = command_spec(name)
         private = spec is not None and spec.private
         if (
@@ -197,8 +216,7 @@ class CourseBot:
         ):
             raise BadInputError(CONFIDENTIAL_HERE.format(command=name, course=ctx.course_id))
         result = await self._handlers[name](request, ctx, argument)
-        replies = result if isinstance(result, list) else [result]
-        return Response(tuple(replies), private)
+        return _response(result if isinstance(result, list) else [result], private=private)
 
     async def _without_course(self, request: Request, name: str, argument: str) -> Response:
         if name == "bind":
@@ -289,6 +307,70 @@ class CourseBot:
             ctx, request.files, private=private, on_progress=request.on_progress
         )
         return Response.of(summary, private=True)
+
+    # Native quiz polls -----------------------------------------------------------------------
+
+    async def remember_polls(
+        self, request: Request, quiz_id: int, polls: Sequence[tuple[str, int]]
+    ) -> None:
+        """The adapter sent questions of quiz `quiz_id`, in answer to `request`, as native
+        polls: (poll id, question number from 1) each. Kept so a vote, which names only its
+        poll, finds the quiz, the course and the chat. Never raises: a poll not remembered
+        only means its votes are not counted (logged)."""
+        try:
+            scope = await self._access.scope(request)
+            if scope is None:
+                return
+            place = request.place
+            for poll_id, number in polls:
+                ref = PollRef(
+                    scope.course_id, quiz_id, number, place.chat_id, place.audience, place.lookup
+                )
+                await self._polls.remember(request.member.platform, poll_id, ref)
+        except Exception:
+            log.exception("quiz polls not remembered", quiz=quiz_id)
+
+    async def answer_poll(
+        self, member: Member, poll_id: str, option_ids: Sequence[int], update_id: str
+    ) -> PollAnswered:
+        """A vote in a native quiz poll, by `member`, in the update `update_id` (its
+        idempotency key: a replayed update is recorded once). Judged as a message in the
+        poll's chat would be (course, membership, roles), then recorded once per question;
+        the response is empty but for the score after the last question, for the poll's
+        chat. A retracted vote (no options) and a vote on an unknown poll change nothing."""
+        if not option_ids:
+            return PollAnswered()
+        try:
+            ref = await self._polls.find(member.platform, poll_id)
+        except Exception:
+            log.exception("poll vote not looked up", platform=member.platform)
+            return PollAnswered()
+        if ref is None:
+            log.info("vote on an unknown poll", platform=member.platform, poll=poll_id)
+            return PollAnswered()
+        request = Request(
+            member=member,
+            place=Place(ref.audience, chat_id=ref.chat_id, lookup=ref.lookup),
+            message_id=f"{member.platform}:poll-answer:{update_id}",
+        )
+
+        async def vote(voted: Request, _parsed: ParsedCommand | None) -> Response:
+            return await self._vote(voted, ref, option_ids[0])
+
+        # Not throttled: a quiz poll takes one vote per person and cannot be voted again, so
+        # a dropped vote would be an answer lost for good.
+        response = await self._guarded(request, vote, throttled=False)
+        return PollAnswered(response, ref.chat_id)
+
+    async def _vote(self, request: Request, ref: PollRef, chosen: int) -> Response:
+        scope = await self._access.scope_in(request, ref.course_id)
+        if scope is None:
+            # No reply: the poll's chat is not the voter's, and they may not use the course.
+            log.info("poll vote refused: not in the course", course=ref.course_id)
+            return Response()
+        await self._access.record_presence(request, scope)
+        ctx = await self._access.context(request, scope)
+        return Response(tuple(await self._study.vote(ctx, ref.quiz_id, ref.number, chosen)))
 
     # Reading for menus and autocomplete: never writes --------------------------------------
 
@@ -399,3 +481,10 @@ class CourseBot:
             raise BadInputError(f"There is no course '{course_id}'.")
         await self._courses.transfer(course_id, instructor, by)
         return Notice(f"'{course_id}' now belongs to {instructor}; earlier staff roles are gone.")
+
+
+def _response(replies: Sequence[Reply], *, private: bool) -> Response:
+    """The one place a routed response's privacy is decided: the command's own flag, or any
+    reply showing the asker's private notes (a lesson or study set citing them), so such a
+    reply is whispered (ephemeral on Discord) whichever command gave it."""
+    return Response(tuple(replies), private or any(shows_private_notes(r) for r in replies))

@@ -48,13 +48,13 @@ from core.embedding.embedder import Embedder
 from core.errors import BadInputError
 from core.generation import (
     GeneratedMaterial,
-    GenerationError,
     GenerationStats,
     MaterialKind,
     MaterialStore,
     StructuredModel,
     normalise_topic,
 )
+from core.generation.worded import model_failures_worded
 from core.index import SearchHit
 from core.lessons.checks import check_pdf
 from core.lessons.command import LessonEdit, parse_lesson, parse_profile
@@ -65,7 +65,6 @@ from core.lessons.profiles import adapt_deck
 from core.lessons.render import Engine, render_deck, resolve_engine
 from core.lessons.widgets import RefusedWidget, sanitise_widget, widget_file_name
 from core.lessons.writer import DeckWriter
-from core.llm import LlmTimeoutError, LlmUnavailableError
 from core.replies import DocumentReply, Reply
 
 log = structlog.get_logger(__name__)
@@ -156,20 +155,26 @@ class LessonResult:
 
     def replies(self) -> list[Reply]:
         """The preview of the first slide (a photo where the platform shows one inline),
-        the PDF, and each widget as an `.html` file beside it."""
+        the PDF, and each widget as an `.html` file beside it. A deck that cites the
+        student's notes marks every file private: the core then keeps the response to them."""
         out: list[Reply] = []
+        private = bool(self.private_chunks)
         if self.preview is not None:
             first = self.deck.slides[0].title
             out.append(DocumentReply(
                 self.file_name.removesuffix(".pdf") + "-preview.png", self.preview,
                 media_type="image/png", caption=f"Slide 1 of {len(self.deck.slides)}: {first}",
+                private=private,
             ))  # fmt: skip
-        out.append(DocumentReply(self.file_name, self.pdf, "application/pdf", self.caption()))
+        out.append(DocumentReply(
+            self.file_name, self.pdf, "application/pdf", self.caption(), private=private
+        ))  # fmt: skip
         for name, html in self.widgets:
             number = int(re.sub(r"\D", "", name) or 0)
             out.append(DocumentReply(
                 name, html, "text/html",
                 caption=f"Slide {number}: an interactive widget (open it in a browser).",
+                private=private,
             ))  # fmt: skip
         return out
 
@@ -339,6 +344,22 @@ class LessonService:
                  version=edited.version, slide=slide_number)  # fmt: skip
         return _with_id(result, material_id)
 
+    async def replies_for(self, ctx: Context, material_id: int) -> list[Reply] | None:
+        """The stored deck `material_id` as it was sent (`/materials send ID`): the very PDF,
+        not a new render. None unless it is this student's, in this course, and may be seen
+        in this audience (the rule of `_lessons`)."""
+        material = await self._store.get(material_id)
+        if (
+            material is None
+            or material.kind is not MaterialKind.LESSON
+            or material.course_id != ctx.course_id
+            or material.owner_id != ctx.user_id
+            or material.content.get("format") != FORMAT_VERSION
+            or not (ctx.private_audience or material.parameters.get("scope") == "shared")
+        ):
+            return None
+        return (await self._served(material)).replies()
+
     # Material ------------------------------------------------------------------------
 
     async def _on_topic(self, ctx: Context, topic: str, bounds: SlideBounds) -> list[SearchHit]:
@@ -378,22 +399,8 @@ class LessonService:
         return adapt_deck(deck, bounds)
 
     async def _model_call(self, call: Any, topic: str) -> Any:
-        try:
+        with model_failures_worded("lesson", topic):
             return await call
-        except LlmTimeoutError as error:  # a request's, or the whole generation's deadline
-            raise BadInputError(
-                "The language model took too long to write the lesson; try again later."
-            ) from error
-        except LlmUnavailableError as error:
-            raise BadInputError(
-                "The language model is not reachable right now; try again later."
-            ) from error
-        except GenerationError as error:
-            log.warning("lesson generation failed", topic=topic, error=str(error))
-            raise BadInputError(
-                f"The language model could not write a well-formed lesson on '{topic}'; "
-                "try again later."
-            ) from error
 
     async def _extractive_edit(
         self, ctx: Context, slide: Slide, instruction: str

@@ -1,12 +1,14 @@
-"""How long lesson rendering takes: a deck per reading profile on each engine, and each
-formula of a course-material corpus on its own (LaTeX to Typst conversion plus the Typst
-probe compile that decides whether it typesets), plus the PDF checks.
+"""How long lesson rendering takes, per slide and per deck, on each engine: a deck per
+reading profile, then each engine's median over its profiles; and each formula of a
+course-material corpus on its own (LaTeX to Typst conversion plus the Typst probe compile
+that decides whether it typesets), plus the PDF checks.
 
 Each deck is the extractive deck built from small sample chunks (four sections, display and
 inline math), rendered `--repeat` times; the median is printed in ms per deck and per slide.
-The pdflatex engine is timed only where `pdflatex` is installed. Nothing is asserted.
+Typst is always timed; pdflatex where it is installed, and otherwise one line says it was
+not measured. Nothing is asserted.
 
-Run: python bench/lesson_render.py [--repeat 5] [--slides 3-6]"""
+Run: python bench/lessons.py [--repeat 5] [--slides 3-6]"""
 
 from __future__ import annotations
 
@@ -110,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     bounds = SlideBounds.parse(args.slides)
     engines = [Engine.TYPST] + ([Engine.PDFLATEX] if pdflatex_available() else [])
+    per_engine: dict[Engine, list[tuple[float, int]]] = {engine: [] for engine in engines}
     render_deck(build_extractive_deck("derivatives", _hits(), bounds=bounds))  # warm fonts
 
     print(f"decks ({args.slides} slides, median of {args.repeat})")
@@ -124,8 +127,18 @@ def main(argv: list[str] | None = None) -> int:
             assert isinstance(pdf, bytes)
             check_ms, problems = _median_ms(lambda p=pdf, f=profile: check_pdf(p, f), 1)
             n = len(deck.slides)
+            per_engine[engine].append((ms, n))
             print(f"{engine.value:<9} {profile.value:<9} {n:>6} {ms:>9.1f} {ms / n:>9.1f} "
                   f"{check_ms:>9.1f} {len(pdf) / 1024:>6.0f} {len(problems)}")  # fmt: skip
+
+    print(f"\nper engine (median over its profiles, {args.slides} slides)")
+    print(f"{'engine':<9} {'ms/deck':>9} {'ms/slide':>9}")
+    for engine, runs in per_engine.items():
+        deck_ms = statistics.median(ms for ms, _ in runs)
+        slide_ms = statistics.median(ms / n for ms, n in runs)
+        print(f"{engine.value:<9} {deck_ms:>9.1f} {slide_ms:>9.1f}")
+    if Engine.PDFLATEX not in per_engine:
+        print("pdflatex  not measured: pdflatex is not installed on this machine")
 
     print("\nformulas (conversion + Typst probe compile, uncached, median of 5)")
     print(f"{'ms':>7}  typesets  formula")

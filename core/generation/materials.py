@@ -1,0 +1,163 @@
+"""`/materials`: the asker's generated material in this course (lessons, exercises,
+flashcards, quizzes, mind maps), newest first, and `/materials send ID` to get one again.
+
+Who may see what is decided here, once, for every kind: only the owner's own material, only
+in the course it was made in, and material that may quote the owner's private notes never
+in a shared audience (it is neither listed nor sent there; a direct message shows it).
+Sending again goes through each kind's own service, so a set arrives exactly as it did the
+first time: a lesson's stored PDF, not a new render; a quiz that `/pick` then answers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from core.context import Context
+from core.errors import BadInputError
+from core.generation.store import GeneratedMaterial, MaterialKind, MaterialStore
+from core.practice.exercise_writer import GENERATED_PREFIX, WrittenExercise
+from core.replies import Notice, Reply
+
+# A list longer than this is cut: chat clients fold long messages anyway.
+MAX_LISTED = 30
+USAGE = "Send /materials for the list, or /materials send ID to get one again."
+NOTHING_YET = (
+    "You have no generated material in this course yet: ask for a /lesson, an /exercise, "
+    "/flashcards, a /quiz or a /mindmap."
+)
+PRIVATE_HERE = (
+    "#{id} may quote your private notes, so I only send it where nobody else reads along: "
+    "ask me in a direct message."
+)
+
+_SEND = re.compile(r"^send\s+#?(\d+)$", re.I)
+
+
+class StoredReplies(Protocol):
+    """A service that sends a stored set of its kind again (`LessonService`, `StudyDesk`)."""
+
+    async def replies_for(self, ctx: Context, material_id: int) -> list[Reply] | None: ...
+
+
+class StoredExercises(Protocol):
+    """What the desk needs of `core.practice.exercise_writer.ExerciseWriter`."""
+
+    async def load(self, ctx: Context, exercise_id: str) -> WrittenExercise | None: ...
+
+
+class MaterialsDesk:
+    def __init__(
+        self,
+        store: MaterialStore,
+        *,
+        lessons: StoredReplies,
+        study: StoredReplies,
+        exercises: StoredExercises,
+    ) -> None:
+        self._store = store
+        self._lessons = lessons
+        self._study = study
+        self._exercises = exercises
+
+    async def command(self, ctx: Context, argument: str) -> list[Reply]:
+        """`/materials` lists, `/materials send ID` sends one again."""
+        text = " ".join(argument.split())
+        if not text:
+            return [await self.listing(ctx)]
+        wanted = _SEND.match(text)
+        if wanted is None:
+            raise BadInputError(USAGE)
+        return await self.send(ctx, int(wanted.group(1)))
+
+    async def listing(self, ctx: Context) -> Notice:
+        rows = await self._store.list(ctx.course_id, ctx.user_id)
+        shown = [m for m in rows if not _withheld(ctx, m)]
+        held = len(rows) - len(shown)
+        if not shown and not held:
+            return Notice(NOTHING_YET)
+        lines = [_line(m) for m in shown[:MAX_LISTED]]
+        if len(shown) > MAX_LISTED:
+            lines.append(f"… and {len(shown) - MAX_LISTED} older.")
+        if held:
+            lines.append(
+                f"{held} more may quote your private notes: send /materials in a direct "
+                "message to see them."
+            )
+        if shown:
+            lines.append("Send /materials send ID to get one again.")
+        return Notice("\n".join(lines), title=f"Your material in {ctx.course_id}")
+
+    async def send(self, ctx: Context, material_id: int) -> list[Reply]:
+        material = await self._store.get(material_id)
+        # Someone else's id, or another course's, reads as no such id: ids reveal nothing.
+        if (
+            material is None
+            or material.course_id != ctx.course_id
+            or material.owner_id != ctx.user_id
+        ):
+            raise BadInputError(f"You have no material #{material_id} in this course.")
+        if _withheld(ctx, material):
+            raise BadInputError(PRIVATE_HERE.format(id=material_id))
+        replies = await self._replies(ctx, material)
+        if not replies:
+            raise BadInputError(f"#{material_id} can no longer be sent: ask for a new one.")
+        return list(replies)
+
+    async def _replies(self, ctx: Context, material: GeneratedMaterial) -> Sequence[Reply] | None:
+        if material.kind is MaterialKind.LESSON:
+            return await self._lessons.replies_for(ctx, material.id)
+        if material.kind is MaterialKind.EXERCISE:
+            exercise_id = f"{GENERATED_PREFIX}{material.id}"
+            written = await self._exercises.load(ctx, exercise_id)
+            if written is None:
+                return None
+            return [written.sheet(), Notice(f"Work through it again with /practice {exercise_id}.")]
+        return await self._study.replies_for(ctx, material.id)
+
+
+def cites_private_notes(material: GeneratedMaterial) -> bool:
+    """Whether a stored set may quote its owner's private notes. A lesson made in a private
+    audience counts whatever it cites (the lesson service's own rule: its edits may draw
+    on the notes later); other kinds count when a source is a note."""
+    content: dict[str, Any] = material.content if isinstance(material.content, dict) else {}
+    if material.kind is MaterialKind.LESSON:
+        return material.parameters.get("scope") != "shared" or bool(content.get("private_chunks"))
+    return any(
+        isinstance(source, dict) and source.get("private") is True for source in _sources(content)
+    )
+
+
+def _withheld(ctx: Context, material: GeneratedMaterial) -> bool:
+    return not ctx.private_audience and cites_private_notes(material)
+
+
+def _sources(content: dict[str, Any]) -> list[Any]:
+    """The sources a stored set cites: an exercise's `sources`, each card's, question's or
+    mind-map node's `source` (the JSON `core.study.models` and `WrittenExercise` store)."""
+    found: list[Any] = list(content.get("sources") or [])
+    for key in ("cards", "items"):
+        found += [item.get("source") for item in content.get(key) or [] if isinstance(item, dict)]
+    stack = [content.get("root")]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found.append(node.get("source"))
+            stack.extend(node.get("children") or [])
+    return found
+
+
+def _line(material: GeneratedMaterial) -> str:
+    parts = [
+        f"#{material.id}",
+        material.kind.value,
+        material.topic,
+        f"{material.created_at:%Y-%m-%d}",
+    ]
+    if material.kind is MaterialKind.LESSON:
+        profile = material.parameters.get("profile", "standard")
+        version = material.parameters.get("version", 1)
+        parts.append(f"{profile} profile, version {version}")
+    elif material.kind is MaterialKind.EXERCISE and material.parameters.get("difficulty"):
+        parts.append(str(material.parameters["difficulty"]))
+    return " · ".join(parts)
