@@ -25,7 +25,6 @@ from core.errors import BadInputError
 from core.exercises import ExerciseDefinition
 from core.exercises.process_pool import JobTimeoutError, KillableProcessPool
 from core.generation import (
-    GenerationError,
     GenerationStats,
     MaterialKind,
     MaterialStore,
@@ -35,8 +34,8 @@ from core.generation import (
     normalise_topic,
 )
 from core.generation.exercise_draft import ExerciseDraft, Verdict, shape_problems, verify_draft
+from core.generation.worded import model_failures_worded
 from core.index import SearchHit
-from core.llm import LlmTimeoutError, LlmUnavailableError
 from core.prompts import EXERCISE_DIFFICULTY, EXERCISE_FAILED, EXERCISE_SYSTEM, EXERCISE_USER
 from core.replies import Citation, ExerciseSheet
 from core.retrieval import Retriever
@@ -210,22 +209,8 @@ class ExerciseWriter:
         if self._drafter is None:
             raise BadInputError("No language model is configured to write new exercises.")
         hits = await self._passages(ctx, topic)
-        try:
+        with model_failures_worded("exercise", topic):
             drafted = await self._drafter.draft(_numbered(hits), len(hits), topic, difficulty)
-        except LlmTimeoutError as error:  # a request's, or the whole generation's deadline
-            raise BadInputError(
-                "The language model took too long to write the exercise; try again later."
-            ) from error
-        except LlmUnavailableError as error:
-            raise BadInputError(
-                "The language model is not reachable right now; try again later."
-            ) from error
-        except GenerationError as error:
-            log.warning("exercise generation failed", topic=topic, error=str(error))
-            raise BadInputError(
-                f"The language model could not write a well-formed exercise on '{topic}'; "
-                "try again later."
-            ) from error
         if drafted is None:
             raise BadInputError(
                 f"I could not write an exercise on '{topic}' whose answers check out "

@@ -196,7 +196,7 @@ async def test_a_stated_answer_that_disagrees_with_its_data_is_caught_and_rewrit
     fake.chat_reply = scripted(as_json(draft(steps__1__answer="95")), as_json(VALID))
     sent = await replies(assembly.bot, "", "ana", **command("exercise", "derivatives"))
     assert isinstance(sent[0], ExerciseSheet) and sent[0].verified
-    first, second = chat_requests(fake)
+    _first, second = chat_requests(fake)
     feedback = second["messages"][-1]["content"]
     assert "disagrees with its own data: the check gives 96" in feedback
     # The model sees its own failed reply before the feedback.
