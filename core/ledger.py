@@ -23,6 +23,7 @@ PENDING_TTL_S = 900
 # Telegram keeps undelivered updates for a day; Discord retries within seconds.
 OUTCOME_TTL_S = 86400
 
+
 def dump_response(response: Response) -> str:
     return dumps(response.replies, private=response.private)
 

@@ -295,9 +295,7 @@ def _split_run_together(
 ) -> str:
     """Names written together, as students do, spaced out: `2xsinx` is `2x sin x`, `pix` is
     `pi x`. Known and declared names are kept whole; other letters become single letters."""
-    whole = sorted(
-        (name for name in (*known, *declared) if len(name) > 1), key=len, reverse=True
-    )
+    whole = sorted((name for name in (*known, *declared) if len(name) > 1), key=len, reverse=True)
 
     def split(match: re.Match[str]) -> str:
         name = match.group("name")
@@ -314,9 +312,7 @@ def _split_run_together(
     return _NUMBER_OR_NAME.sub(split, text)
 
 
-def _check_name(
-    name: str, declared: tuple[str, ...], known: frozenset[str] = KNOWN_NAMES
-) -> None:
+def _check_name(name: str, declared: tuple[str, ...], known: frozenset[str] = KNOWN_NAMES) -> None:
     if keyword.iskeyword(name) or keyword.issoftkeyword(name):
         raise UnreadableExpression(f"'{name}' is not a math name")
     if name in declared or name in known:

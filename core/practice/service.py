@@ -439,8 +439,7 @@ def parse_exercise_argument(argument: str) -> tuple[str, str]:
 
 def _busy_notice(current: ExerciseState) -> Notice:
     return Notice(
-        f"You already have '{current.exercise_id}' open: answer it, "
-        "or send /skip, /hint or /quit."
+        f"You already have '{current.exercise_id}' open: answer it, or send /skip, /hint or /quit."
     )
 
 

@@ -24,8 +24,7 @@ def read_text(path: Path) -> str:
         except UnicodeDecodeError:
             raise CorruptFileError("the file is not valid UTF-8 text") from None
         raise CorruptFileError(
-            "the file is not UTF-8 text (it looks like Latin-1/Windows-1252): "
-            "re-save it as UTF-8"
+            "the file is not UTF-8 text (it looks like Latin-1/Windows-1252): re-save it as UTF-8"
         ) from None
 
 

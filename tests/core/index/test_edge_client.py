@@ -88,9 +88,7 @@ def chunk_index(engine: str, directory: Path, dimensions: int = DIMENSIONS) -> C
 
 
 def student(user_id: str = "ana", course_id: str = COURSE) -> Context:
-    return Context(
-        platform="test", course_id=course_id, user_id=user_id, audience=Audience.PRIVATE
-    )
+    return Context(platform="test", course_id=course_id, user_id=user_id, audience=Audience.PRIVATE)
 
 
 @pytest.fixture(params=ENGINES)
