@@ -466,10 +466,13 @@ async def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
 
 def define_generate(generate: argparse.ArgumentParser) -> None:
     generate.description = (
-        "Generate practice material on a topic. `exercise`: with an Ollama model configured "
-        "(COURSEBOT_OLLAMA_HOST and a generate model), a new exercise in the course's style "
-        "whose answers are recomputed by sympy before it is shown; without one, the next "
-        "instance of the course's parametric exercise (answers computed by sympy)."
+        "Generate practice material on a topic, grounded in the course's material and cited: "
+        "an exercise, a lesson (PDF slides), flashcards, a quiz or a mind map. With an "
+        "Ollama generate model configured (COURSEBOT_OLLAMA_HOST, COURSEBOT_OLLAMA_MODELS) "
+        "the model writes it and the core checks it (an exercise's answers are recomputed "
+        "by sympy); without one, it is built from the material (an exercise is the next "
+        "instance of the course's parametric exercise). `coursebot generate WHAT --help` "
+        "for each."
     )
     what = generate.add_subparsers(dest="what", required=True, metavar="WHAT")
     exercise = what.add_parser("exercise", help="a new exercise on a topic")
