@@ -58,7 +58,8 @@ class MistakeOutbox:
                 while entries := await self._store.head(self._list, BATCH):
                     for raw in entries:
                         await self._mistakes.record(_ENTRY.validate_json(raw))
-                    await self._store.drop_head(self._list, len(entries), self._lock, token)
+                    if not await self._store.drop_head(self._list, entries, self._lock, token):
+                        break  # the lock expired meanwhile: whoever holds it carries on
                     written += len(entries)
             finally:
                 await self._store.unlock(self._lock, token)

@@ -88,11 +88,16 @@ class MemorySessionStore:
         self._locks[key] = (token, self._clock() + ttl_ms / 1000)
         return True
 
-    async def drop_head(self, list_key: str, count: int, lock_key: str, token: str) -> bool:
+    async def drop_head(
+        self, list_key: str, entries: Sequence[str], lock_key: str, token: str
+    ) -> bool:
         held = self._locks.get(lock_key)
         if held is None or held[0] != token:
             return False
-        del self._lists[list_key][:count]
+        listed = self._lists.get(list_key, [])
+        if not entries or listed[: len(entries)] != list(entries):
+            return False
+        del listed[: len(entries)]
         return True
 
     async def unlock(self, key: str, token: str) -> None:

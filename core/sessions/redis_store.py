@@ -25,12 +25,22 @@ if (current == false and ARGV[1] == '0') or current == ARGV[1] then
 end
 return 0
 """
+# Trims only while the lock is ours and the list still starts with the entries we read
+# (first and last compared: entries are unique, they carry idempotency keys). redis-py
+# retries a script whose reply was lost; a blind LTRIM run twice would drop entries that
+# were never written to the database.
 _DROP_HEAD = """
-if redis.call('GET', KEYS[2]) == ARGV[2] then
-  redis.call('LTRIM', KEYS[1], tonumber(ARGV[1]), -1)
-  return 1
+if redis.call('GET', KEYS[2]) ~= ARGV[2] then
+  return 0
 end
-return 0
+local count = tonumber(ARGV[1])
+local first = redis.call('LINDEX', KEYS[1], 0)
+local last = redis.call('LINDEX', KEYS[1], count - 1)
+if first ~= ARGV[3] or last ~= ARGV[4] then
+  return 0
+end
+redis.call('LTRIM', KEYS[1], count, -1)
+return 1
 """
 _UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -108,8 +118,13 @@ class RedisSessionStore:
     async def lock(self, key: str, token: str, ttl_ms: int) -> bool:
         return bool(await self._redis.set(key, token, nx=True, px=ttl_ms))
 
-    async def drop_head(self, list_key: str, count: int, lock_key: str, token: str) -> bool:
-        return bool(await self._drop_head(keys=[list_key, lock_key], args=[str(count), token]))
+    async def drop_head(
+        self, list_key: str, entries: Sequence[str], lock_key: str, token: str
+    ) -> bool:
+        if not entries:
+            return False
+        args = [str(len(entries)), token, entries[0], entries[-1]]
+        return bool(await self._drop_head(keys=[list_key, lock_key], args=args))
 
     async def unlock(self, key: str, token: str) -> None:
         await self._unlock(keys=[key], args=[token])

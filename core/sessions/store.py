@@ -60,8 +60,12 @@ class SessionStore(Protocol):
     async def lock(self, key: str, token: str, ttl_ms: int) -> bool:
         """Take a short lock (False if someone holds it); it expires by itself."""
 
-    async def drop_head(self, list_key: str, count: int, lock_key: str, token: str) -> bool:
-        """Remove the first `count` entries, only while `token` still holds `lock_key`."""
+    async def drop_head(
+        self, list_key: str, entries: Sequence[str], lock_key: str, token: str
+    ) -> bool:
+        """Remove `entries`, the head as `head` returned it, only while `token` still holds
+        `lock_key` and the list still starts with them. Idempotent: a call repeated (a
+        client retrying after a lost reply) finds another head and removes nothing."""
 
     async def unlock(self, key: str, token: str) -> None: ...
 

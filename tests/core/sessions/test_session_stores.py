@@ -73,8 +73,11 @@ async def test_only_the_lock_holder_drops_outbox_entries(
     await session_store.compare_and_set(key, "x", 0, 60, [Append(outbox, "a"), Append(outbox, "b")])
     assert await session_store.lock(lock, "mine", 5000)
     assert not await session_store.lock(lock, "theirs", 5000)
-    assert not await session_store.drop_head(outbox, 1, lock, "theirs")
-    assert await session_store.drop_head(outbox, 1, lock, "mine")
+    assert not await session_store.drop_head(outbox, ["a"], lock, "theirs")
+    assert await session_store.drop_head(outbox, ["a"], lock, "mine")
+    assert await session_store.head(outbox, 10) == ["b"]
+    # Repeated (a client retrying a call whose reply was lost), it removes nothing more.
+    assert not await session_store.drop_head(outbox, ["a"], lock, "mine")
     assert await session_store.head(outbox, 10) == ["b"]
     await session_store.unlock(lock, "mine")
     assert await session_store.lock(lock, "theirs", 5000)
