@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import ollama
 import structlog
@@ -109,29 +110,28 @@ async def open_index(
     return index
 
 
-def chat_model(settings: Settings, role: ModelRole) -> ChatModel | None:
+def _ollama_options(settings: Settings, role: ModelRole) -> dict[str, Any] | None:
+    """How to reach the Ollama model configured for `role`, or None when there is none."""
     model = settings.ollama_models.get(role)
     if settings.ollama_host is None or model is None:
         return None
-    return OllamaChatModel(
-        host=str(settings.ollama_host),
-        model=model,
-        timeout_s=settings.ollama_timeout_s,
-        context_window=settings.ollama_context_window,
-    )
+    return {
+        "host": str(settings.ollama_host),
+        "model": model,
+        "timeout_s": settings.ollama_timeout_s,
+        "context_window": settings.ollama_context_window,
+    }
+
+
+def chat_model(settings: Settings, role: ModelRole) -> ChatModel | None:
+    options = _ollama_options(settings, role)
+    return OllamaChatModel(**options) if options else None
 
 
 def structured_model(settings: Settings, role: ModelRole) -> OllamaStructuredModel | None:
     """The model held to JSON schemas for `role` (generated exercises, study sets)."""
-    model = settings.ollama_models.get(role)
-    if settings.ollama_host is None or model is None:
-        return None
-    return OllamaStructuredModel(
-        host=str(settings.ollama_host),
-        model=model,
-        timeout_s=settings.ollama_timeout_s,
-        context_window=settings.ollama_context_window,
-    )
+    options = _ollama_options(settings, role)
+    return OllamaStructuredModel(**options) if options else None
 
 
 @dataclass(frozen=True, slots=True)
