@@ -66,12 +66,10 @@ from core.lessons.render import Engine, render_deck, resolve_engine
 from core.lessons.widgets import RefusedWidget, sanitise_widget, widget_file_name
 from core.lessons.writer import DeckWriter
 from core.replies import DocumentReply, Reply
+from core.retrieval import MIN_TOPIC_SIMILARITY
 
 log = structlog.get_logger(__name__)
 
-# Below this cosine between the topic and a passage, the passage is not about the topic
-# (unless it holds all the topic's words): the threshold the exercise writer uses.
-MIN_TOPIC_SIMILARITY = 0.3
 SIMILARITY_CHARS = 1500
 MODEL_PASSAGES = 8
 EDIT_PASSAGES = 6

@@ -21,9 +21,7 @@ from core.exercises import ExerciseDefinition, draw_instance, parse_exercise
 from core.exercises.parameters import split_instance_id
 from core.index import ChunkIndex
 from core.practice.exercise_writer import WrittenExercise, generated_material_id
-
-# Below this similarity a topic is said not to match any exercise.
-MIN_TOPIC_SIMILARITY = 0.3
+from core.retrieval import MIN_TOPIC_SIMILARITY
 
 _Key = tuple[str, str, str]  # course, exercise id, sha256 of the source
 

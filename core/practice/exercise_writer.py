@@ -38,15 +38,13 @@ from core.generation.worded import model_failures_worded
 from core.index import SearchHit
 from core.prompts import EXERCISE_DIFFICULTY, EXERCISE_FAILED, EXERCISE_SYSTEM, EXERCISE_USER
 from core.replies import Citation, ExerciseSheet
-from core.retrieval import Retriever
+from core.retrieval import MIN_TOPIC_SIMILARITY, Retriever
 
 log = structlog.get_logger(__name__)
 
 GENERATED_PREFIX = "gen-"
 PASSAGES = 6
 PASSAGE_CHARS = 1500
-# Below this cosine between the topic and the best passage, the course has nothing on it.
-MIN_TOPIC_SIMILARITY = 0.3
 VERIFIED_NOTE = "Every answer was recomputed from the exercise's own data."
 
 

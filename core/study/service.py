@@ -24,6 +24,7 @@ from core.errors import BadInputError
 from core.generation import GenerationStats, MaterialStore, StructuredModel
 from core.index import SearchHit, SparseEncoder
 from core.llm import LlmTimeoutError, LlmUnavailableError
+from core.retrieval import MIN_TOPIC_SIMILARITY
 from core.study import checks, extractive
 from core.study.checks import FLASHCARD_COUNT, QUIZ_COUNT, CountRange
 from core.study.llm import StudyWriteError, StudyWriter
@@ -37,10 +38,6 @@ POOL_HITS = 24
 # Chunks a set is made from, and passages a model is shown.
 SET_HITS = 10
 MODEL_PASSAGES = 8
-# Below this cosine between the topic and a chunk, the chunk is not about the topic (unless
-# it holds all the topic's words). Measured on the sample course: chunks on the topic score
-# 0.38-0.59, the best chunk for an unrelated topic ("photosynthesis") 0.15.
-MIN_TOPIC_SIMILARITY = 0.3
 # The embedder reads about this much of a chunk (256 tokens) anyway.
 SIMILARITY_CHARS = 1000
 MAX_TOPIC_CHARS = 200
