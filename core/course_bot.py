@@ -417,8 +417,16 @@ class CourseBot:
     ) -> tuple[ExerciseDefinition, ExerciseSheet]:
         """The exercise `user` would get next on `topic` (not started): written by the model
         and verified when one is configured, else a parametric instance."""
-        ctx = Context(platform="console", course_id=parse_course_id(course), user_id=user)
+        ctx = await self._terminal_context(course, user, Audience.SHARED)
         return await self._practice.generate(ctx, topic, difficulty)
+
+    async def _terminal_context(self, course: str, user: str, audience: Audience) -> Context:
+        """`user` in `course` as the command line acts for them; an unknown course is one
+        clear line, not "the material has nothing on it"."""
+        course_id = parse_course_id(course)
+        if await self._courses.get(course_id) is None:
+            raise BadInputError(f"There is no course '{course_id}'.")
+        return Context(platform="console", course_id=course_id, user_id=user, audience=audience)
 
     async def generate_study_set(
         self,
@@ -432,12 +440,7 @@ class CourseBot:
     ) -> tuple[int, Any]:
         """`user`'s flashcards, quiz or mind map on `topic` in a terminal (their notes
         included): (the set's id, the set), from the store when asked before unless `fresh`."""
-        ctx = Context(
-            platform="console",
-            course_id=parse_course_id(course),
-            user_id=user,
-            audience=Audience.PRIVATE,
-        )
+        ctx = await self._terminal_context(course, user, Audience.PRIVATE)
         served = await self._study.generate(ctx, kind, topic, fresh=fresh, count=count)
         return served.material_id, served.value
 
@@ -456,12 +459,7 @@ class CourseBot:
     ) -> LessonResult:
         """The deck `user` gets for `/lesson TOPIC` in a terminal (their notes included):
         the stored one when asked before, unless `fresh`."""
-        ctx = Context(
-            platform="console",
-            course_id=parse_course_id(course),
-            user_id=user,
-            audience=Audience.PRIVATE,
-        )
+        ctx = await self._terminal_context(course, user, Audience.PRIVATE)
         return await self._lessons.lesson(
             ctx, topic, bounds=parse_bounds(slides), profile=parse_profile(profile), fresh=fresh
         )

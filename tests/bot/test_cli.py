@@ -208,3 +208,11 @@ def test_generate_lesson_writes_a_pdf_and_prints_the_deck_as_json(
 
     assert main([*command, "--slides", "9-2"]) == 1
     assert capsys.readouterr().err.strip().count("\n") == 0  # one clear line
+
+
+@pytest.mark.parametrize("what", ["exercise", "quiz", "flashcards", "mindmap", "lesson"])
+def test_generating_for_an_unknown_course_says_so_in_one_line(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], what: str
+) -> None:
+    assert main(["generate", what, "--course", "nosuch", "--topic", "limits"]) == 1
+    assert capsys.readouterr().err.strip() == "coursebot: There is no course 'nosuch'."
