@@ -88,6 +88,9 @@ class ChunkRecord:
     visibility: str
     owner_id: str | None
     chunk_index: int
+    # The matched chunk's own text inside `text` (its passage, which adds the neighbours):
+    # what a tight context budget keeps first. Empty = the whole passage.
+    matched: str = ""
 
     @classmethod
     def from_payload(cls, point_id: Any, payload: Mapping[str, Any]) -> ChunkRecord:
@@ -103,11 +106,20 @@ class ChunkRecord:
             visibility=payload.get(f.VISIBILITY, f.Visibility.PUBLIC.value),
             owner_id=payload.get(f.OWNER_ID),
             chunk_index=payload.get(f.CHUNK_INDEX, 0),
+            matched=_matched_text(payload),
         )
 
     @property
     def private(self) -> bool:
         return is_private(self.visibility)
+
+
+def _matched_text(payload: Mapping[str, Any]) -> str:
+    """The chunk's own text: its embed text without the one-line context header the chunking
+    puts first, when that text lies inside the passage."""
+    embedded = payload.get(f.EMBED_TEXT) or ""
+    _header, _, own = embedded.partition("\n")
+    return own if own and own in payload.get(f.TEXT, "") else ""
 
 
 @dataclass(frozen=True, slots=True)

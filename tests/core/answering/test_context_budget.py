@@ -4,6 +4,8 @@ reading only what was packed, with the LLM and with the extractive fallback."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.answering import QuestionAnswering, pack, passage_chars
@@ -167,3 +169,26 @@ async def test_no_budget_reads_the_top_k_whole() -> None:
     llm, extractive = RecordingAnswerer(), RecordingAnswerer()
     await answering(llm, extractive, context_chars=None).ask(Context("test", "c", "u"), "Exam?")
     assert llm.read == RANKED
+
+
+def small_to_big(name: str, before: str, matched: str, after: str) -> SearchHit:
+    """A hit whose passage is its matched chunk between its neighbours."""
+    found = hit(name, 0, "\n\n".join(part for part in (before, matched, after) if part))
+    return SearchHit(chunk=replace(found.chunk, matched=matched), score=1.0)
+
+
+def test_matched_chunks_come_first_and_the_room_left_grows_them_back_in_rank_order() -> None:
+    a = small_to_big("a", "A before. " * 60, "A matched. " * 60, "A after. " * 60)
+    b = small_to_big("b", "B before. " * 60, "B matched. " * 60, "B after. " * 60)
+    packed = pack([a, b], 1500)
+    assert names(packed) == ["a", "b"]  # whole passages would have left b out
+    grown_a, matched_b = (h.chunk.text for h in packed)
+    assert grown_a.startswith("A matched.") and "A after." in grown_a and "before" not in grown_a
+    assert matched_b == b.chunk.matched
+    assert passage_chars(packed) <= 1500
+
+
+def test_a_passage_that_fits_after_the_matched_chunks_is_read_whole() -> None:
+    a = small_to_big("a", "Before.", "The final exam is on 14 December.", "It is in Hall A.")
+    [whole] = pack([a], 4000)
+    assert whole == a
