@@ -1,5 +1,5 @@
 """Text rules used everywhere: sentence splitting (one rule for chunking and for quoting),
-and how a user-supplied name is shown on one printable line."""
+how a user-supplied name is shown on one printable line, and how names and codes compare."""
 
 from __future__ import annotations
 
@@ -29,3 +29,11 @@ def shown_name(name: str) -> str:
 
 def _unprintable(char: str) -> bool:
     return unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in _BIDI_CONTROLS
+
+
+def fold(text: str) -> str:
+    """Case-folded, accents and đ stripped, whitespace collapsed: how names and codes compare
+    ("Đàn Bầu" and "dan bau", "MAE101" and "mae101")."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold().replace("đ", "d"))
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(bare.split())

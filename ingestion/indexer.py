@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 import numpy as np
 from qdrant_client import models
 
+from core.documents.identity import DocumentIdentity
 from core.embedding.embedder import Embedder
 from core.index import ChunkIndex, ChunkPayload, SparseEncoder, Visibility
 from core.index import fields as f
@@ -40,6 +41,7 @@ class DocumentMeta:
     exercise_id: str | None = None
     exercise_source: str | None = None
     attributes: dict[str, str] = field(default_factory=dict)
+    identity: DocumentIdentity = field(default_factory=DocumentIdentity)
 
     @property
     def visibility(self) -> Visibility:
@@ -107,6 +109,7 @@ class ChunkWriter:
                 exercise_source=meta.exercise_source,
                 attributes=meta.attributes,
                 embed_text=chunk.embed_text,
+                identity=meta.identity,
             )
             points.append(
                 models.PointStruct(

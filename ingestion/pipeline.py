@@ -33,6 +33,7 @@ from core.material import (
 )
 from ingestion.captioning import ImageCaptioner
 from ingestion.chunking import Chunk, chunk_document
+from ingestion.document_identity import identify
 from ingestion.documents import Block, LoadedDocument
 from ingestion.errors import EmptyFileError, FileTooLargeError, IngestError
 from ingestion.identity import document_id, file_sha256
@@ -230,6 +231,7 @@ class Ingestor:
                 exercise_id=document.exercise_id,
                 exercise_source=document.exercise_source,
                 attributes=document.attributes,
+                identity=identify(document),
             )
             queued[doc_id] = file_hash
             return _Prepared(source, meta, chunks, document.page_count, previous is not None)

@@ -8,7 +8,7 @@ models; `coursebot reindex` remakes them from the stored embed text."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -17,6 +17,7 @@ from typing import Any
 from qdrant_client import AsyncQdrantClient, models
 
 from core.context import Context
+from core.documents.identity import DocumentIdentity
 from core.index import fields as f
 from core.index.edge_client import EdgeQdrantClient
 from core.index.payload import ChunkRecord, DocumentSummary
@@ -111,6 +112,13 @@ class ChunkIndex:
         # (tests, benchmarks, `coursebot reindex`, which records by itself).
         self.embedder_id = embedder_id
         self._recorded: dict[str, str] = {}
+        # Writes this process made, per course ("" counts deletions by point id, course
+        # unknown): caches of what a course holds compare it to know they are stale.
+        self._writes: Counter[str] = Counter()
+
+    def writes(self, course_id: str) -> int:
+        """How often this process has written to or deleted from the course's chunks."""
+        return self._writes[course_id] + self._writes[""]
 
     async def ensure(self) -> None:
         """Create the collection and its payload indexes if they do not exist yet; with an
@@ -241,10 +249,17 @@ class ChunkIndex:
         mode: SearchMode = SearchMode.RRF,
         candidates: int = 50,
         with_vectors: bool = False,
+        documents: Sequence[str] = (),
     ) -> list[SearchHit]:
         """Tenant-scoped search; hybrid modes fuse server-side with the filter in each prefetch.
-        `with_vectors` returns each hit's stored dense vector too (for rescoring)."""
-        scope = tenant_filter(ctx)
+        `with_vectors` returns each hit's stored dense vector too (for rescoring); `documents`
+        keeps the search within those document ids."""
+        within = (
+            [models.FieldCondition(key=f.DOCUMENT_ID, match=models.MatchAny(any=list(documents)))]
+            if documents
+            else []
+        )
+        scope = tenant_filter(ctx, *within)
         sparse_query = models.SparseVector(indices=sparse.indices, values=sparse.values)
         if mode is SearchMode.DENSE:
             kwargs: dict[str, Any] = {"query": list(dense), "using": f.DENSE}
@@ -279,6 +294,28 @@ class ChunkIndex:
             )
             for p in response.points
         ]
+
+    async def document_identities(self, course_id: str) -> dict[str, DocumentIdentity]:
+        """document id -> identity of the course's public documents (read from each
+        document's first chunk)."""
+        first = models.FieldCondition(key=f.CHUNK_INDEX, match=models.MatchValue(value=0))
+        identities: dict[str, DocumentIdentity] = {}
+        offset: Any = None
+        while True:
+            points, offset = await self.client.scroll(
+                self.collection,
+                scroll_filter=maintenance_scope(course_id, None, first),
+                limit=512,
+                offset=offset,
+                with_payload=models.PayloadSelectorInclude(
+                    include=[f.DOCUMENT_ID, *DocumentIdentity.FIELDS]
+                ),
+            )
+            for point in points:
+                payload = point.payload or {}
+                identities[payload[f.DOCUMENT_ID]] = DocumentIdentity.from_payload(payload)
+            if offset is None:
+                return identities
 
     async def documents(self, ctx: Context) -> list[DocumentSummary]:
         """The documents this user may see in the context's course, with chunk counts."""
@@ -318,14 +355,15 @@ class ChunkIndex:
     async def upsert(self, points: list[models.PointStruct]) -> None:
         if not points:
             return
+        courses = {str((p.payload or {}).get(f.COURSE_ID)) for p in points}
         if self.embedder_id is not None:
             # Recorded before the vectors are written: a crash in between leaves a record that
             # matches whatever was written.
-            courses = {str((p.payload or {}).get(f.COURSE_ID)) for p in points}
             for course in sorted(courses):
                 if self._recorded.get(course) != self.embedder_id:
                     await self.record_embedder(course, self.embedder_id)
         await self.client.upsert(self.collection, points=points, wait=True)
+        self._writes.update(courses)
 
     async def delete_document(
         self, course_id: str, document_id: str, keep_generation: str | None = None
@@ -344,12 +382,14 @@ class ChunkIndex:
         await self.client.delete(
             self.collection, points_selector=models.FilterSelector(filter=selector), wait=True
         )
+        self._writes[course_id] += 1
 
     async def delete_points(self, ids: list[str]) -> None:
         if ids:
             await self.client.delete(
                 self.collection, points_selector=models.PointIdsList(points=ids), wait=True
             )
+            self._writes[""] += 1
 
     async def document_hash(self, course_id: str, document_id: str) -> str | None:
         """The file hash stored with a document's chunks, or None if it is not indexed."""

@@ -26,6 +26,12 @@ CHUNK_INDEX = "chunk_index"
 GENERATION = "generation"
 EXERCISE_ID = "exercise_id"
 EXERCISE_SOURCE = "exercise_source"
+# The document's identity (core.documents.identity), on every chunk of it.
+DOC_CODES = "doc_codes"
+DOC_NAMES = "doc_names"
+DOC_FAMILY = "doc_family"
+DOC_VERSION = "doc_version"
+DOC_PROGRAMME = "doc_programme"
 
 # Fields searched or filtered on, and so indexed.
 KEYWORD_INDEXES = (COURSE_ID, OWNER_ID, VISIBILITY, DOCUMENT_ID, KIND, GENERATION, EXERCISE_ID)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from core.documents.identity import DocumentIdentity
 from core.index import fields as f
 from core.index.tenant import is_private, visibility_of
 
@@ -42,6 +43,7 @@ class ChunkPayload:
     # The text the dense vector was made from, kept so the vectors can be remade with another
     # embedder without reading the files again; empty = not stored.
     embed_text: str = ""
+    identity: DocumentIdentity = field(default_factory=DocumentIdentity)
 
     def to_payload(self) -> dict[str, Any]:
         payload: dict[str, Any] = dict(self.attributes)
@@ -64,6 +66,7 @@ class ChunkPayload:
                 f.TEXT: self.text,
             }
         )
+        payload.update(self.identity.to_payload())
         if self.embed_text:
             payload[f.EMBED_TEXT] = self.embed_text
         if self.exercise_id is not None:

@@ -56,6 +56,10 @@ def course_filter(course_id: str, *extra: models.Condition) -> models.Filter:
     )
 
 
-def maintenance_scope(course_id: str, owner_id: str | None) -> models.Filter:
+def maintenance_scope(
+    course_id: str, owner_id: str | None, *extra: models.Condition
+) -> models.Filter:
     """The course's public documents (no owner), or one owner's private ones."""
-    return course_filter(course_id, _public() if owner_id is None else _owned_by(owner_id))
+    return course_filter(
+        course_id, _public() if owner_id is None else _owned_by(owner_id), *extra
+    )

@@ -1,0 +1,8 @@
+"""Which document a question is about: document identities (codes, names, versions) written at
+ingestion, read back per course, and matched against a question's words."""
+
+from core.documents.directory import DocumentDirectory
+from core.documents.identity import DocumentIdentity
+from core.documents.mentions import Mentions, mentions
+
+__all__ = ["DocumentDirectory", "DocumentIdentity", "Mentions", "mentions"]
