@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from config import ModelRole, Settings
 from core.answering import ExtractiveAnswerer, LlmAnswerer, QuestionAnswering
 from core.bindings import CourseBindings
+from core.catalog import CatalogDesk, CatalogStore
 from core.conversation import ConversationMemory, QuestionRewriter
 from core.course_bot import CourseBot
 from core.courses import CourseRegistry
@@ -246,6 +247,7 @@ def _assemble(
         sparse=sparse,
         max_bytes=settings.max_upload_bytes,
         captioner=OllamaCaptioner(llm, vision) if llm is not None and vision else None,
+        catalog=CatalogStore(database),
     )
     generator = structured_model(settings, ModelRole.GENERATE)
     writer = ExerciseWriter(
@@ -313,5 +315,6 @@ def _assemble(
             MaterialStore(database), lessons=lessons, study=study, exercises=writer
         ),
         polls=PollRegistry(sessions, settings.redis_prefix),
+        catalog=CatalogDesk(CatalogStore(database)),
     )
     return Assembly(bot, retriever, index, outbox)

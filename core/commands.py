@@ -57,6 +57,17 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "[send ID]",
         private=True,
     ),
+    CommandSpec("prereq", "a course's whole prerequisite chain and what it unlocks", "CODE|NAME"),
+    CommandSpec("courseinfo", "a course's name, credits, semester and prerequisites", "CODE|NAME"),
+    CommandSpec(
+        "cantake", "whether your passed courses let you take a course", "CODE|NAME", private=True
+    ),
+    CommandSpec(
+        "profile",
+        "your semester and passed and failed courses (for /cantake)",
+        "[semester N] [passed CODE,CODE] [failed CODE] | clear",
+        private=True,
+    ),
     CommandSpec("answer", "answer the current step of your exercise", "ANSWER"),
     CommandSpec("hint", "get a hint for the current step", private=True),
     CommandSpec("skip", "skip the current step (shows its solution)"),

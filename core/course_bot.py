@@ -16,6 +16,7 @@ from typing import Any
 import structlog
 
 from core.answering import QuestionAnswering
+from core.catalog import CatalogDesk
 from core.commands import ParsedCommand, command_spec, help_text
 from core.context import Audience, Context, Member, Role
 from core.courses.access import BIND_IN_DM, CourseAccess, NoCourseError, Scope
@@ -92,6 +93,7 @@ class CourseBot:
         study: StudyDesk,
         polls: PollRegistry,
         materials: MaterialsDesk,
+        catalog: CatalogDesk,
     ) -> None:
         self._index = index
         self._answers = answers
@@ -109,6 +111,7 @@ class CourseBot:
         self._study = study
         self._polls = polls
         self._materials = materials
+        self._catalog = catalog
         self._handlers: dict[str, Handler] = {
             "ask": lambda _r, ctx, arg: self._ask(ctx, arg),
             "sources": lambda _r, ctx, _a: self._sources(ctx),
@@ -122,6 +125,10 @@ class CourseBot:
             "pick": lambda _r, ctx, arg: self._study.pick(ctx, arg),
             "card": lambda _r, ctx, arg: self._study.card(ctx, arg),
             "materials": lambda _r, ctx, arg: self._materials.command(ctx, arg),
+            "prereq": lambda _r, ctx, arg: self._catalog.prereq(ctx, arg),
+            "courseinfo": lambda _r, ctx, arg: self._catalog.courseinfo(ctx, arg),
+            "cantake": lambda _r, ctx, arg: self._catalog.cantake(ctx, arg),
+            "profile": lambda _r, ctx, arg: self._catalog.profile(ctx, arg),
             "answer": lambda _r, ctx, arg: self._answer(ctx, arg),
             "hint": lambda _r, ctx, _a: self._practice.hint(ctx),
             "skip": lambda _r, ctx, _a: self._practice.skip(ctx),
@@ -261,6 +268,11 @@ class CourseBot:
             raise BadInputError("Please write a question.")
         if await self._index.count(ctx) == 0:
             raise CourseEmptyError(ctx.course_id)
+        # Prerequisites, credits, semesters and "can I take X?" are answered exactly from the
+        # catalog's tables; every other question goes to retrieval.
+        from_catalog = await self._catalog.answer(ctx, question)
+        if from_catalog is not None:
+            return from_catalog
         return await self._answers.ask(ctx, question)
 
     async def _answer(self, ctx: Context, text: str) -> list[Reply]:

@@ -14,11 +14,12 @@ import asyncio
 import inspect
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import structlog
 
+from core.catalog import CatalogStore, CourseFact
 from core.embedding.embedder import Embedder
 from core.index import ChunkIndex, SparseEncoder
 from core.index.tenant import is_private, visibility_of
@@ -32,6 +33,7 @@ from core.material import (
     size_problem,
 )
 from ingestion.captioning import ImageCaptioner
+from ingestion.catalog import course_facts
 from ingestion.chunking import Chunk, chunk_document
 from ingestion.document_identity import identify
 from ingestion.documents import Block, LoadedDocument
@@ -86,6 +88,7 @@ class _Prepared:
     chunks: list[Chunk]
     pages: int
     replaces: bool
+    facts: list[CourseFact] = field(default_factory=list)
 
 
 class Ingestor:
@@ -97,12 +100,14 @@ class Ingestor:
         sparse: SparseEncoder,
         max_bytes: int,
         captioner: ImageCaptioner | None = None,
+        catalog: CatalogStore | None = None,
     ) -> None:
         self.index = index
         self.embedder = embedder
         self.writer = ChunkWriter(index, embedder, sparse)
         self.max_bytes = max_bytes
         self.captioner = captioner
+        self.catalog = catalog
         self._told_about_images = False
 
     async def ingest(
@@ -174,6 +179,8 @@ class Ingestor:
         """Remove a document by id or file name; False when the course has no such document."""
         for summary in await self.index.documents_in_course(course_id, owner_id):
             if document in (summary.document_id, summary.file_name):
+                if self.catalog is not None:
+                    await self.catalog.forget_document(course_id, summary.document_id)
                 await self.index.delete_document(course_id, summary.document_id)
                 return True
         return False
@@ -234,7 +241,9 @@ class Ingestor:
                 identity=identify(document),
             )
             queued[doc_id] = file_hash
-            return _Prepared(source, meta, chunks, document.page_count, previous is not None)
+            # The shared catalog is made of course material only, never of private notes.
+            facts = course_facts(document, doc_id) if owner_id is None else []
+            return _Prepared(source, meta, chunks, document.page_count, previous is not None, facts)
         except Exception as error:
             return _failure(source, course_id, error)
 
@@ -254,6 +263,10 @@ class Ingestor:
             async def embedded(count: int) -> None:
                 await tell(chunks=chunks_before + count, stage="embedding")
 
+            if self.catalog is not None:
+                # Before the chunks: a failure here leaves the file to be ingested again.
+                meta, facts = prepared.meta, prepared.facts
+                await self.catalog.replace_document(meta.course_id, meta.document_id, facts)
             await self.writer.replace(prepared.meta, prepared.chunks, uuid.uuid4().hex, embedded)
             status = FileStatus.REPLACED if prepared.replaces else FileStatus.ADDED
             return FileResult(source.file_name, status, len(prepared.chunks), prepared.pages)

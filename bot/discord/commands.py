@@ -119,6 +119,28 @@ def add_commands(tree: app_commands.CommandTree, handlers: Handlers) -> None:
     ) -> None:
         await run(interaction, "materials", f"send {send}" if send is not None else "")
 
+    @tree.command(name="prereq", description=description("prereq"))
+    @app_commands.describe(course="a course code, a code prefix or a name")
+    async def prereq(interaction: discord.Interaction, course: str) -> None:
+        await run(interaction, "prereq", course)
+
+    @tree.command(name="courseinfo", description=description("courseinfo"))
+    @app_commands.describe(course="a course code, a code prefix or a name")
+    async def courseinfo(interaction: discord.Interaction, course: str) -> None:
+        await run(interaction, "courseinfo", course)
+
+    @tree.command(name="cantake", description=description("cantake"))
+    @app_commands.describe(course="a course code, a code prefix or a name")
+    async def cantake(interaction: discord.Interaction, course: str) -> None:
+        await run(interaction, "cantake", course)
+
+    @tree.command(name="profile", description=description("profile"))
+    @app_commands.describe(
+        details="like: semester 4 passed MAE101,CSI106 failed MAS291 (leave out to see yours)"
+    )
+    async def profile(interaction: discord.Interaction, details: str | None = None) -> None:
+        await run(interaction, "profile", details or "")
+
     @tree.command(name="answer", description=description("answer"))
     @app_commands.describe(answer="your answer to the current step")
     async def answer(interaction: discord.Interaction, answer: str) -> None:

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
 import core.bindings.models
+import core.catalog.models
 import core.courses.models
 import core.generation.models
 import core.mistakes.models  # noqa: F401  (importing a models module registers its tables)

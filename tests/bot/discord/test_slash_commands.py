@@ -59,6 +59,10 @@ COMMANDS = {
     "pick": {"question": 1, "option": "B"},
     "mindmap": {"topic": "exam"},
     "materials": {},
+    "prereq": {"course": "DAT301m"},
+    "courseinfo": {"course": "DAT301m"},
+    "cantake": {"course": "DAT301m"},
+    "profile": {},
     "answer": {"answer": "2x"},
     "hint": {},
     "skip": {},
@@ -80,6 +84,8 @@ COMMANDS = {
 # Private material, staff matters and refusals are ephemeral from the start; answers,
 # practice and bindings are for the channel.
 PRIVATE = {
+    "cantake",
+    "profile",
     "hint",
     "materials",
     "solution",

@@ -1,0 +1,23 @@
+"""The per-course catalog of courses and prerequisites: facts extracted from the material's
+tables at ingestion, stored with their source, and the chat's deterministic answers on them
+(`/prereq`, `/courseinfo`, `/cantake`, `/profile`, catalog questions)."""
+
+from core.catalog.desk import CatalogDesk
+from core.catalog.extract import CourseFact, DocumentVersion, SourceTable, extract_facts
+from core.catalog.graph import Catalog, Course, Outcome, Resolution
+from core.catalog.profile import StudentProfile
+from core.catalog.store import CatalogStore
+
+__all__ = [
+    "Catalog",
+    "CatalogDesk",
+    "CatalogStore",
+    "Course",
+    "CourseFact",
+    "DocumentVersion",
+    "Outcome",
+    "Resolution",
+    "SourceTable",
+    "StudentProfile",
+    "extract_facts",
+]

@@ -1,0 +1,214 @@
+"""Course codes and the prerequisite cells that name them.
+
+Codes are compared folded (case and accents ignored). A cell of prerequisites is free text
+("CSD203", "MAE101 or MAC101", "AIL30x and (PRP201c or PFP191)", "None", "Không", an OJT
+rule in words): `parse_prerequisites` reads the and/or structure where the cell is only codes
+and connectives, and otherwise keeps the codes it names with the cell as a condition to
+read, so nothing the table says is dropped or invented."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from core.text import fold
+
+# A course code in running text: letters, three digits (the last may be "x", a family such as
+# AIL30x), an optional lowercase suffix (DAT301m, NLP301c).
+CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z]{2,5}\d{2}[0-9xX][a-z]?)(?![A-Za-z0-9_])")
+# A table's code cell: one short token starting with a letter (PEN, PHE_COM*1, AI17_GRA_ELE).
+_CODE_CELL = re.compile(r"^[A-Za-z][A-Za-z0-9_*.\-]{1,19}$")
+_NONE_WORDS = {"none", "no", "khong", "n/a", "na", "nil", "-", "--", "0", "nothing"}
+# "PRO192 (not applied to the BIT_AI and BA programs)": listed, but waived by the note.
+_WAIVER = re.compile(
+    r"\(([^)]*(?:not appl|kh[oô]ng [aá]p d[uụ]ng|not required|waived)[^)]*)\)", re.IGNORECASE
+)
+# Words before a code that make it apply to some students only ("students choosing JS combo
+# ... have to pass JPD133").
+_CONDITIONAL = re.compile(r"\b(?:choosing|if|only for|for students|students who|unless)\b")
+_TOKEN = re.compile(r"\s*(\(|\)|,|;|&|\+|/|\band\b|\bor\b|\bva\b|\bhoac\b|[^\s(),;&+/]+)")
+
+
+def looks_like_code_cell(cell: str) -> bool:
+    return bool(_CODE_CELL.match(cell.strip()))
+
+
+def is_code(text: str) -> bool:
+    return bool(CODE_IN_TEXT.fullmatch(text.strip()))
+
+
+def is_family(code: str) -> bool:
+    """AIL30x: any AIL30 course."""
+    return is_code(code) and code.strip()[-1] in "xX" and code.strip()[-2].isdigit()
+
+
+def code_matches(pattern: str, code: str) -> bool:
+    """Whether `code` is `pattern` or, for a family like AIL30x, one of its courses."""
+    pattern, code = fold(pattern), fold(code)
+    if is_family(pattern):
+        return bool(re.fullmatch(re.escape(pattern[:-1]) + r"\d[a-z]?", code))
+    return pattern == code
+
+
+class Kind(StrEnum):
+    COURSE = "course"
+    ALL = "all"
+    ANY = "any"
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """A tree of prerequisites: one course (or family), all of its parts, or any of them."""
+
+    kind: Kind
+    code: str = ""
+    parts: tuple[Requirement, ...] = ()
+
+    @classmethod
+    def course(cls, code: str) -> Requirement:
+        return cls(Kind.COURSE, code=code)
+
+    def codes(self) -> list[str]:
+        if self.kind is Kind.COURSE:
+            return [self.code]
+        return [code for part in self.parts for code in part.codes()]
+
+    def render(self, nested: bool = False) -> str:
+        if self.kind is Kind.COURSE:
+            return self.code
+        if self.kind is Kind.ALL:
+            # "A, B" for plain codes; "A and (B or C)" once an alternative is in it.
+            plain = all(part.kind is Kind.COURSE for part in self.parts)
+            text = (", " if plain else " and ").join(part.render(True) for part in self.parts)
+            return f"({text})" if nested and len(self.parts) > 1 else text
+        text = " or ".join(part.render(True) for part in self.parts)
+        return f"({text})" if nested else text
+
+
+@dataclass(frozen=True, slots=True)
+class Prerequisites:
+    """What a prerequisite cell says. `requirement` is None when no course is required;
+    `exact` is true when the whole cell was read as codes and connectives; otherwise
+    `conditions` holds the cell's words for the reader (credit rules, conditional codes)."""
+
+    raw: str
+    requirement: Requirement | None = None
+    exact: bool = True
+    waived: tuple[tuple[str, str], ...] = ()  # (code, the note that waives it)
+    conditional: tuple[str, ...] = ()  # codes required of some students only
+    conditions: tuple[str, ...] = ()
+
+    @property
+    def stated(self) -> bool:
+        return bool(self.raw.strip())
+
+
+def parse_prerequisites(raw: str) -> Prerequisites:
+    text = " ".join(raw.split())
+    if not text or all(word in _NONE_WORDS for word in fold(text).replace(".", "").split()):
+        return Prerequisites(raw=text)
+    waived: list[tuple[str, str]] = []
+
+    def waive(match: re.Match[str]) -> str:
+        before = CODE_IN_TEXT.findall(text[: match.start()])
+        if before:
+            waived.append((before[-1], match.group(1).strip()))
+        return " "
+
+    remaining = _WAIVER.sub(waive, text)
+    for code, _ in waived:
+        remaining = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(code)}(?![A-Za-z0-9_])", " ", remaining)
+    if waived and not re.search(r"[A-Za-z0-9]", remaining):
+        return Prerequisites(raw=text, waived=tuple(waived))
+    strict = _strict(remaining)
+    if strict is not None:
+        return Prerequisites(raw=text, requirement=strict, waived=tuple(waived))
+    required: list[str] = []
+    conditional: list[str] = []
+    for match in CODE_IN_TEXT.finditer(remaining):
+        segment = re.split(r"(?:^|\s)(?:-|\d+\.)\s|[.;]\s", remaining[: match.start()])[-1]
+        target = conditional if _CONDITIONAL.search(fold(segment)) else required
+        if match.group(1) not in target:
+            target.append(match.group(1))
+    return Prerequisites(
+        raw=text,
+        requirement=_all([Requirement.course(code) for code in required]),
+        exact=False,
+        waived=tuple(waived),
+        conditional=tuple(conditional),
+        conditions=(text,),
+    )
+
+
+def _all(parts: list[Requirement]) -> Requirement | None:
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else Requirement(Kind.ALL, parts=tuple(parts))
+
+
+def _any(parts: list[Requirement]) -> Requirement:
+    return parts[0] if len(parts) == 1 else Requirement(Kind.ANY, parts=tuple(parts))
+
+
+def _strict(text: str) -> Requirement | None:
+    """The cell as codes and connectives (`,` and `and` mean all, `or` and `/` any, `or`
+    binding tightest: "A, B or C" is A and (B or C)); None when anything else is in it."""
+    tokens = [t for t in _TOKEN.findall(text) if t.strip()]
+    if not tokens:
+        return None
+    folded = [fold(t) for t in tokens]
+    if not all(
+        t in {"(", ")", ",", ";", "&", "+", "/", "and", "or", "va", "hoac"} or is_code(t)
+        for t in tokens
+    ):
+        return None
+    position = 0
+
+    def peek() -> str | None:
+        return folded[position] if position < len(folded) else None
+
+    def take() -> str:
+        nonlocal position
+        position += 1
+        return tokens[position - 1]
+
+    def listing() -> Requirement:
+        parts = [conjunction()]
+        while peek() in (",", ";"):
+            take()
+            parts.append(conjunction())
+        return _all(parts) or parts[0]
+
+    def conjunction() -> Requirement:
+        parts = [disjunction()]
+        while peek() in ("and", "&", "+", "va"):
+            take()
+            parts.append(disjunction())
+        return _all(parts) or parts[0]
+
+    def disjunction() -> Requirement:
+        parts = [factor()]
+        while peek() in ("or", "/", "hoac"):
+            take()
+            parts.append(factor())
+        return _any(parts)
+
+    def factor() -> Requirement:
+        token = peek()
+        if token == "(":
+            take()
+            inner = listing()
+            if peek() != ")":
+                raise ValueError("unbalanced")
+            take()
+            return inner
+        if token is None or not is_code(tokens[position]):
+            raise ValueError("expected a code")
+        return Requirement.course(take())
+
+    try:
+        result = listing()
+    except ValueError:
+        return None
+    return result if position == len(tokens) else None

@@ -1,0 +1,74 @@
+"""Whether a question is for the catalog: it must name a known course (a code, a unique
+upper-case prefix, a whole course name) AND ask for prerequisites, credits, semesters,
+"can I take", what a course unlocks, or what a failed course blocks. Anything else goes
+to retrieval, so the check stays conservative."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from core.catalog.codes import fold
+from core.catalog.graph import Catalog, Course
+
+
+class Asked(StrEnum):
+    CAN_TAKE = "can_take"
+    BLOCKED = "blocked"
+    PREREQUISITES = "prerequisites"
+    UNLOCKS = "unlocks"
+    CREDITS = "credits"
+    SEMESTER = "semester"
+
+
+# Matched against the folded question (lower case, no accents).
+_PATTERNS = {
+    Asked.CAN_TAKE: r"\b(?:can|could|may) i (?:still )?"
+    r"(?:take|register|enrol|enroll|start|do|sign up)"
+    r"|\bam i (?:allowed|eligible|able)|\bcan i go on to",
+    Asked.BLOCKED: r"\bfail(?:ed|ing)?\b.*\b(?:block|can ?n?o?'?t|cannot|not allowed|unable)"
+    r"|\b(?:block|can ?n?o?'?t|cannot)\b.*\bfail(?:ed|ing)?\b",
+    Asked.PREREQUISITES: r"pre-?req|pre-? ?requisite|tien quyet|\brequire|\bchain\b"
+    r"|\bneed(?:ed)? to (?:pass|take|finish|complete|do)|\bhave to (?:pass|take|finish|complete)"
+    r"|\bbefore (?:i can|taking|doing)|\bwhat do i need",
+    Asked.UNLOCKS: r"\bunlock|\bopens? (?:up|the way)|\bleads? (?:on )?to\b"
+    r"|\bafter (?:i )?(?:pass|finish|complete)"
+    r"|\bonce i (?:pass|finish)|\bwhat can i take after",
+    Asked.CREDITS: r"\bcredits?\b|\btin chi\b",
+    Asked.SEMESTER: r"\bsemester\b|\bwhich term\b|\bhoc ky\b|\bwhen (?:do|should|can|will) i take",
+}
+_COMPILED = {asked: re.compile(pattern) for asked, pattern in _PATTERNS.items()}
+_SEMESTER = re.compile(r"\bsemester (\d{1,2})\b|\bhoc ky (\d{1,2})\b")
+_INTAKE = re.compile(r"(?<![a-z])k(\d{2})(?!\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogQuestion:
+    asked: frozenset[Asked]
+    courses: tuple[Course, ...]
+    semester: int | None = None  # the last "semester N" of the question: the one asked about
+    intake: int | None = None  # "K19" in the question
+
+
+def asks_catalog(question: str) -> frozenset[Asked]:
+    """What the question asks of the catalog, from its words alone (no course checked)."""
+    folded = fold(question)
+    asked = {a for a, pattern in _COMPILED.items() if pattern.search(folded)}
+    if Asked.BLOCKED in asked:
+        asked.discard(Asked.CAN_TAKE)
+    return frozenset(asked)
+
+
+def read_question(question: str, catalog: Catalog) -> CatalogQuestion | None:
+    asked = asks_catalog(question)
+    if not asked:
+        return None
+    courses = catalog.mentioned(question)
+    if not courses:
+        return None
+    folded = fold(question)
+    semesters = [int(g) for m in _SEMESTER.finditer(folded) for g in m.groups() if g]
+    semester = semesters[-1] if semesters else None
+    intake = next((int(m.group(1)) for m in _INTAKE.finditer(folded)), None)
+    return CatalogQuestion(asked, tuple(courses), semester, intake)

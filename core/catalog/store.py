@@ -1,0 +1,121 @@
+"""The catalog in the SQL database (SQLite or PostgreSQL): each document's course facts,
+replaced or removed with the document so nothing stale is left, and students' profiles."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from core.catalog.extract import CourseFact, DocumentVersion
+from core.catalog.models import CatalogCourseRow, StudentProfileRow
+from core.catalog.profile import StudentProfile
+from core.database.upsert import upsert
+
+
+class CatalogStore:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def replace_document(
+        self, course_id: str, document_id: str, facts: Sequence[CourseFact]
+    ) -> None:
+        """The document's facts become `facts` (none removes them), in one transaction."""
+        async with self._engine.begin() as connection:
+            await connection.execute(
+                delete(CatalogCourseRow).where(
+                    CatalogCourseRow.course_id == course_id,
+                    CatalogCourseRow.document_id == document_id,
+                )
+            )
+            if facts:
+                await connection.execute(
+                    insert(CatalogCourseRow),
+                    [_values(course_id, document_id, n, f) for n, f in enumerate(facts)],
+                )
+
+    async def forget_document(self, course_id: str, document_id: str) -> None:
+        await self.replace_document(course_id, document_id, ())
+
+    async def facts(self, course_id: str) -> list[CourseFact]:
+        statement = (
+            select(CatalogCourseRow)
+            .where(CatalogCourseRow.course_id == course_id)
+            .order_by(CatalogCourseRow.document_id, CatalogCourseRow.ordinal)
+        )
+        async with self._engine.connect() as connection:
+            rows = (await connection.execute(statement)).all()
+        return [_fact(row) for row in rows]
+
+    async def profile(self, course_id: str, user_id: str) -> StudentProfile | None:
+        statement = select(StudentProfileRow).where(
+            StudentProfileRow.course_id == course_id, StudentProfileRow.user_id == user_id
+        )
+        async with self._engine.connect() as connection:
+            row = (await connection.execute(statement)).first()
+        if row is None:
+            return None
+        return StudentProfile(row.semester, tuple(row.passed), tuple(row.failed))
+
+    async def save_profile(self, course_id: str, user_id: str, profile: StudentProfile) -> None:
+        async with self._engine.begin() as connection:
+            if profile.empty:
+                await connection.execute(
+                    delete(StudentProfileRow).where(
+                        StudentProfileRow.course_id == course_id,
+                        StudentProfileRow.user_id == user_id,
+                    )
+                )
+                return
+            values = {
+                "course_id": course_id,
+                "user_id": user_id,
+                "semester": profile.semester,
+                "passed": list(profile.passed),
+                "failed": list(profile.failed),
+                "updated_at": datetime.now(UTC),
+            }
+            await connection.execute(
+                upsert(connection.dialect.name, StudentProfileRow, values, ("course_id", "user_id"))
+            )
+
+
+def _values(course_id: str, document_id: str, ordinal: int, fact: CourseFact) -> dict[str, object]:
+    return {
+        "course_id": course_id,
+        "document_id": document_id,
+        "ordinal": ordinal,
+        "code": fact.code,
+        "name": fact.name,
+        "aliases": list(fact.aliases),
+        "credits": fact.credits,
+        "semester": fact.semester,
+        "prerequisites": fact.prerequisites,
+        "in_plan": fact.in_plan,
+        "file_name": fact.file_name,
+        "section": fact.section,
+        "page": fact.page,
+        "version_label": fact.version.label,
+        "version_date": fact.version.date,
+        "version_intake": fact.version.intake,
+    }
+
+
+def _fact(row: CatalogCourseRow) -> CourseFact:
+    return CourseFact(
+        code=row.code,
+        name=row.name,
+        file_name=row.file_name,
+        document_id=row.document_id,
+        aliases=tuple(row.aliases),
+        credits=row.credits,
+        semester=row.semester,
+        prerequisites=row.prerequisites,
+        section=row.section,
+        page=row.page,
+        version=DocumentVersion(row.version_date, row.version_intake, row.version_label),
+        in_plan=bool(row.in_plan),
+        ordinal=row.ordinal,
+    )

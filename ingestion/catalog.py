@@ -1,0 +1,41 @@
+"""A loaded document's tables, handed to the catalog's extraction (`core.catalog`) as
+format-free tables with their page and section. The pipeline stores the facts with the
+document (replaced with it, removed with it); private notes never feed the catalog."""
+
+from __future__ import annotations
+
+from core.catalog import CourseFact, SourceTable, extract_facts
+from ingestion.documents import BlockKind, LoadedDocument
+
+# Paragraphs read for a stated date when no table gives one (a PDF syllabus's front page).
+_VERSION_TEXTS = 20
+
+
+def course_facts(document: LoadedDocument, document_id: str) -> list[CourseFact]:
+    tables = [
+        SourceTable(
+            header=block.table.header,
+            rows=block.table.rows,
+            page=block.page,
+            section=_section_label(block.section, document.title),
+        )
+        for block in document.blocks
+        if block.kind is BlockKind.TABLE and block.table is not None
+    ]
+    if not tables:
+        return []
+    texts = tuple(b.text for b in document.blocks if b.kind is not BlockKind.TABLE)
+    return extract_facts(
+        tables,
+        file_name=document.file_name,
+        document_id=document_id,
+        title=document.title,
+        texts=texts[:_VERSION_TEXTS],
+    )
+
+
+def _section_label(path: tuple[str, ...], title: str) -> str:
+    # As chunks name their section (the title heads most paths; the citation names the file).
+    if path and path[0] == title:
+        path = path[1:]
+    return " > ".join(path)

@@ -1,0 +1,67 @@
+"""Course tables are found by their columns, in curricula and syllabi alike, with the
+document's version and the section to cite."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from support.catalog import COMBO, CURRICULUM_K18, CURRICULUM_K20, SYLLABUS_DAT301M, facts_of
+
+from core.catalog import SourceTable, extract_facts
+
+
+def test_a_curriculum_table_gives_one_fact_per_row_with_its_version(tmp_path: Path) -> None:
+    facts = facts_of(tmp_path, "Curriculum_k20_k21.md", CURRICULUM_K20)
+
+    assert len(facts) == 14
+    dat = next(f for f in facts if f.code == "DAT301m")
+    assert dat.name == "AI Development with TensorFlow"
+    assert "Phát triển UDTTNT với TensorFlow" in dat.aliases
+    assert (dat.credits, dat.semester, dat.prerequisites) == (3, 7, "CPV301, DPL302m")
+    assert dat.in_plan and dat.section == "Curriculum details"
+    assert dat.file_name == "Curriculum_k20_k21.md"
+    assert dat.version.label == "BIT_AI_K20D-21A"
+    assert dat.version.date == date(2025, 12, 31) and dat.version.intake == 20
+    assert next(f for f in facts if f.code == "PFP191").prerequisites == ""
+
+
+def test_a_syllabus_key_value_table_gives_its_course(tmp_path: Path) -> None:
+    [fact] = facts_of(tmp_path, "DAT301m.MD", SYLLABUS_DAT301M)
+
+    assert (fact.code, fact.name, fact.credits) == ("DAT301m", "AI Development", 3)
+    assert fact.prerequisites == "CPV301, DPL302m"
+    assert fact.semester is None and not fact.in_plan
+    assert fact.section == "General information"
+    assert fact.version.date == date(2025, 8, 22)
+    assert fact.version.label == "decision 932/QĐ-ĐHFPT dated 08/22/2025"
+
+
+def test_tables_without_credits_semester_or_prerequisites_are_not_course_tables(
+    tmp_path: Path,
+) -> None:
+    assert facts_of(tmp_path, "AI17_COM_1.MD", COMBO) == []
+
+
+def test_the_older_curriculum_is_dated_and_numbered_older(tmp_path: Path) -> None:
+    old = facts_of(tmp_path, "Curriculum_k18_k19.md", CURRICULUM_K18)[0].version
+    new = facts_of(tmp_path, "Curriculum_k20_k21.md", CURRICULUM_K20)[0].version
+
+    assert old.intake == 18 and old.key() < new.key()
+
+
+def test_detection_is_by_columns_not_file_name_so_a_pdf_table_works() -> None:
+    # As a PDF loader hands a table over: other header words, a page, no Markdown.
+    table = SourceTable(
+        header=("Course code", "Course title", "Credits", "Prerequisites"),
+        rows=(("MATH201", "Linear Algebra", "4", "MATH101"), ("", "", "", "")),
+        page=3,
+        section="Programme structure",
+    )
+
+    [fact] = extract_facts([table], file_name="handbook.pdf", document_id="d1")
+
+    assert (fact.code, fact.name, fact.credits, fact.prerequisites) == (
+        "MATH201", "Linear Algebra", 4, "MATH101",
+    )  # fmt: skip
+    assert fact.page == 3 and fact.semester is None
