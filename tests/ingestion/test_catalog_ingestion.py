@@ -8,22 +8,18 @@ from pathlib import Path
 
 import pytest
 from qdrant_client import AsyncQdrantClient
-from support.catalog import COURSE, CURRICULUM_K20, SYLLABUS_DAT301M
+from support.catalog import COURSE, CURRICULUM_K20, SYLLABUS_DAT301M, sqlite_catalog
 from support.embedders import HashEmbedder
 
 from core.catalog import CatalogStore
-from core.database import create_engine, migrate
 from core.index import ChunkIndex, SparseEncoder
 from ingestion import FileStatus, Ingestor, SourceFile
 
 
 @pytest.fixture
 async def catalog(tmp_path: Path) -> AsyncIterator[CatalogStore]:
-    url = f"sqlite:///{tmp_path / 'catalog.db'}"
-    await migrate(url)
-    engine = create_engine(url)
-    yield CatalogStore(engine)
-    await engine.dispose()
+    async with sqlite_catalog(tmp_path) as store:
+        yield store
 
 
 @pytest.fixture

@@ -4,10 +4,13 @@ that is no course table, read by the real Markdown loader."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
-from core.catalog import CourseFact
+from core.catalog import CatalogStore, CourseFact
 from core.context import Context
+from core.database import create_engine, migrate
 from ingestion.catalog import course_facts
 from ingestion.loaders.markdown import load_markdown
 
@@ -105,3 +108,13 @@ def facts_of(tmp_path: Path, file_name: str, text: str) -> list[CourseFact]:
 
 def student(user: str = "console:alice") -> Context:
     return Context(platform="console", course_id=COURSE, user_id=user)
+
+
+@asynccontextmanager
+async def sqlite_catalog(folder: Path) -> AsyncIterator[CatalogStore]:
+    """A migrated SQLite catalog in `folder`, its engine disposed on exit."""
+    url = f"sqlite:///{folder / 'catalog.db'}"
+    await migrate(url)
+    engine = create_engine(url)
+    yield CatalogStore(engine)
+    await engine.dispose()

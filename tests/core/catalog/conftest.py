@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from support.catalog import COURSE, DOCUMENTS, facts_of
+from support.catalog import COURSE, DOCUMENTS, facts_of, sqlite_catalog
 from support.databases import BACKENDS, PostgresDatabases
 
 from core.catalog import Catalog, CatalogDesk, CatalogStore, CourseFact
@@ -44,11 +44,8 @@ async def store(database_url: str) -> AsyncIterator[CatalogStore]:
 
 @pytest.fixture
 async def sqlite_store(tmp_path: Path) -> AsyncIterator[CatalogStore]:
-    url = f"sqlite:///{tmp_path / 'catalog.db'}"
-    await migrate(url)
-    engine = create_engine(url)
-    yield CatalogStore(engine)
-    await engine.dispose()
+    async with sqlite_catalog(tmp_path) as store:
+        yield store
 
 
 @pytest.fixture
