@@ -3,6 +3,11 @@ search in Qdrant (embedded on disk: Qdrant Edge, or local mode with --engine loc
 Prints p50/p95/mean in ms per stage and in total, for the default variant and the same fusion
 with reranking switched the other way (or the --variant given).
 
+With --answer, the whole answer path without an LLM is timed too, as the answer service runs
+it: the follow-up rewrite (with one earlier turn), retrieval, packing into the default context
+budget (core/answering/budget.pack, 4,000 characters) and the extractive answer on the packed
+passages: stages "pack" and "answer", and "path" for all of it.
+
 Material: the syllabusqa-dev PDFs, loaded and chunked by the real ingestion pipeline and
 embedded with the bundled model (cached under /tmp), repeated with small variations up to
 --chunks. The copies' vectors are the originals plus small Gaussian noise unless --exact,
@@ -10,7 +15,7 @@ which embeds every varied chunk for real (about 6 minutes for 10,000; cached too
 Questions: the dataset's student questions. Without the dataset: synthetic sentences.
 
 Run: python bench/query.py [--dataset DIR] [--chunks 10000] [--queries 200] [--exact]
-[--variant NAME ...] [--reranker-model DIR] [--engine edge|local] [--qdrant-url URL]"""
+[--variant NAME ...] [--reranker-model DIR] [--engine edge|local] [--qdrant-url URL] [--answer]"""
 
 from __future__ import annotations
 
@@ -34,7 +39,9 @@ import numpy as np
 import structlog
 from qdrant_client import AsyncQdrantClient, models
 
+from core.answering import DEFAULT_CONTEXT_CHARS, ExtractiveAnswerer, pack
 from core.context import Context, Role
+from core.conversation import QuestionRewriter, Turn
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.index import ChunkIndex, EdgeQdrantClient, SearchHit, SparseEncoder, Visibility
 from core.index import fields as f
@@ -50,6 +57,9 @@ KINDS = ("syllabus", "slides", "notes", "exercises", "slides", "notes")
 WARMUP = 5
 
 Timings = dict[str, list[float]]
+# "embed" holds the answerer's embedder calls too, when it makes any.
+STAGES = ("rewrite", "embed", "search", "rerank", "pack", "answer")
+ANSWER_STAGES = ("rewrite", "pack", "answer")
 
 
 class Stopwatch:
@@ -275,11 +285,13 @@ async def time_variant(
     embedder: MiniLMOnnxEmbedder,
     reranker: Reranker,
     questions: list[str],
+    answer: bool = False,
 ) -> Timings:
     watch = Stopwatch()
+    timed_embedder = TimedEmbedder(embedder, watch)
     retriever = Retriever(
         TimedIndex(index, watch),
-        TimedEmbedder(embedder, watch),
+        timed_embedder,
         SparseEncoder(),
         VARIANTS[variant],
         reranker=TimedReranker(reranker, watch),
@@ -287,17 +299,35 @@ async def time_variant(
     ctx = Context(
         platform="bench", course_id=COURSE, user_id="student", roles=frozenset({Role.STUDENT})
     )
+    rewriter, answerer = QuestionRewriter(), ExtractiveAnswerer()
     timings: Timings = defaultdict(list)
     for n, question in enumerate(questions):
         watch.current.clear()
+        path_started = time.perf_counter()
+        if answer:
+            started = time.perf_counter()
+            # One earlier turn, so a follow-up ("and the resit?") is rewritten as in a chat.
+            previous = [Turn(question=questions[n - 1], answer="")] if n else []
+            question = await rewriter.standalone(question, previous)
+            watch.add("rewrite", started)
         started = time.perf_counter()
-        await retriever.retrieve(ctx, question, k=5)
+        hits = await retriever.retrieve(ctx, question, k=5)
         total = (time.perf_counter() - started) * 1000
+        if answer:
+            started = time.perf_counter()
+            packed = pack(hits, DEFAULT_CONTEXT_CHARS)
+            watch.add("pack", started)
+            started = time.perf_counter()
+            await answerer.answer(question, packed)
+            watch.add("answer", started)
+        path = (time.perf_counter() - path_started) * 1000
         if n < WARMUP:
             continue
-        for stage in ("embed", "search", "rerank"):
+        for stage in STAGES:
             timings[stage].append(watch.current.get(stage, 0.0))
         timings["total"].append(total)
+        if answer:
+            timings["path"].append(path)
     return timings
 
 
@@ -312,9 +342,11 @@ def report(variant: str, timings: Timings) -> None:
         f"\nvariant {variant} (mode {config.mode}, candidates {config.candidates}, "
         f"rerank {config.rerank}): {len(timings['total'])} queries, k=5"
     )
-    print(f"{'stage':<8}{'p50':>9}{'p95':>9}{'mean':>9}  (ms)")
-    for stage in ("embed", "search", "rerank", "total"):
+    print(f"{'stage':<8}{'p50':>9}{'p95':>9}{'mean':>9}  (ms; total = retrieval)")
+    for stage in (*STAGES, "total", "path"):
         values = timings[stage]
+        if not values or (stage in ANSWER_STAGES and "path" not in timings):
+            continue
         print(
             f"{stage:<8}{percentile(values, 0.5):9.1f}{percentile(values, 0.95):9.1f}"
             f"{statistics.fmean(values):9.1f}"
@@ -363,7 +395,10 @@ async def run(args: argparse.Namespace) -> None:
         )
         try:
             for variant in dict.fromkeys(variants):
-                report(variant, await time_variant(variant, index, embedder, reranker, questions))
+                timings = await time_variant(
+                    variant, index, embedder, reranker, questions, answer=args.answer
+                )
+                report(variant, timings)
         finally:
             if isinstance(client, AsyncQdrantClient) and server:
                 await client.delete_collection(index.collection)
@@ -387,6 +422,11 @@ def main() -> int:
         help="embedded engine when no --qdrant-url: Qdrant Edge or qdrant-client's local mode",
     )
     parser.add_argument("--qdrant-url", help="time a Qdrant server instead of an embedded engine")
+    parser.add_argument(
+        "--answer",
+        action="store_true",
+        help="time the whole no-LLM answer path: rewrite, retrieve, pack, extractive answer",
+    )
     asyncio.run(run(parser.parse_args()))
     return 0
 

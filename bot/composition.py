@@ -149,11 +149,10 @@ class Assembly:
 def question_answering(
     settings: Settings,
     retriever: Retriever,
-    dense: Embedder,
     sessions: SessionStore,
     k: int = 5,
 ) -> QuestionAnswering:
-    extractive = ExtractiveAnswerer(dense)
+    extractive = ExtractiveAnswerer()
     answer_model = chat_model(settings, ModelRole.ANSWER)
     return QuestionAnswering(
         retriever=retriever,
@@ -296,7 +295,7 @@ def _assemble(
     )
     bot = CourseBot(
         index=index,
-        answers=question_answering(settings, retriever, dense, sessions, k),
+        answers=question_answering(settings, retriever, sessions, k),
         practice=practice,
         review=MistakeReview(mistakes, outbox),
         access=CourseAccess(CourseBindings(database), courses, authority),

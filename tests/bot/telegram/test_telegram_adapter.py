@@ -39,6 +39,7 @@ from bot.composition import Assembly, open_assembly, open_core
 from bot.telegram import Polling, TelegramApplication, Webhook, build_application, handlers, running
 from bot.telegram.updates import ChatOrderedUpdates
 from config import Settings
+from core.answering import extractive, quote_units
 from core.commands import ParsedCommand
 from core.context import Audience, Member
 from core.course_bot import INTERNAL_ERROR, CourseBot
@@ -386,7 +387,7 @@ async def test_a_dm_question_is_answered_with_numbered_citations(tg: TelegramBot
     body, sources = shown.split("\nSources:\n")
     assert body.startswith("From the course material (quoted):")
     assert "2026-12-14" in body and "Hall A" in body and "[1]" in body
-    assert sources.splitlines()[0] == "[1] syllabus.md, Exam Policy"
+    assert sources.splitlines()[0] == "[1] syllabus.md, Grading Policy"  # the final exam's row
     assert "<b>Sources:</b>" in answer.text and answer.params["parse_mode"] == "HTML"
     assert "reply_parameters" not in answer.params  # no quoting in a private chat
 
@@ -458,10 +459,12 @@ async def test_a_bare_mention_explains_how_to_ask(tg: TelegramBot) -> None:
 
 
 async def test_an_answer_longer_than_a_message_arrives_in_several(
-    settings: Settings, embedder: MiniLMOnnxEmbedder
+    settings: Settings, embedder: MiniLMOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Three long passages quoted whole: the answer context is widened past its 4,000
-    # characters so the answer outgrows one message.
+    # Three long passages quoted whole: the answer context and the quoted answer's caps
+    # (about 600 characters) are widened so the answer outgrows one message.
+    monkeypatch.setattr(extractive, "MAX_ANSWER_CHARS", 20_000)
+    monkeypatch.setattr(quote_units, "MAX_UNIT_CHARS", 5_000)
     wide = settings.model_copy(update={"answer_context_chars": 20_000})
     async with telegram_bot(wide) as tg:
         await _long_answer_in_several_messages(tg, embedder)

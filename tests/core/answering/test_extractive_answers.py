@@ -1,4 +1,6 @@
-"""With no LLM configured: quoted answers with citations, and abstention below a threshold."""
+"""With no LLM configured: quoted answers with citations, and abstention below a threshold;
+each quote a whole unit (a table row with its headers, a list item, a sentence joined over PDF
+line breaks), never a bare heading, each once, within about 600 characters."""
 
 from __future__ import annotations
 
@@ -7,11 +9,17 @@ from collections.abc import AsyncIterator
 import pytest
 from support.asking import ask
 from support.material import Passage, add_passages
+from support.paths import SAMPLE_COURSE
 
 from bot.composition import open_assembly
 from config import Settings
+from core.answering.extractive import MAX_ANSWER_CHARS, ExtractiveAnswerer
 from core.course_bot import CourseBot
+from core.index import SearchHit
+from core.index.payload import ChunkRecord
 from core.prompts import ABSTENTION
+from core.replies import Answer
+from ingestion.pipeline import discover
 
 
 @pytest.fixture
@@ -59,3 +67,127 @@ async def test_follow_up_without_llm_is_read_with_the_previous_question(bot: Cou
     follow_up = await ask(bot, "and the resit?")
     assert "11 January" in follow_up.text
     assert follow_up.citations[0].section == "Resits"
+
+
+# --- the quoting rules, on passages handed straight to the answerer ---------------------------
+
+
+def passage(text: str, name: str = "syllabus", section: str = "") -> SearchHit:
+    chunk = ChunkRecord(
+        id=name,
+        course_id="c",
+        document_id=f"c/{name}.pdf",
+        file_name=f"{name}.pdf",
+        text=text,
+        page=1,
+        section=section,
+        kind="syllabus",
+        visibility="public",
+        owner_id=None,
+        chunk_index=0,
+    )
+    return SearchHit(chunk=chunk, score=1.0)
+
+
+GRADING = passage(
+    "| Component | Weight | Details |\n"
+    "| Homework | 20% | 10 weekly sets; the lowest score is dropped |\n"
+    "| Midterm exam | 30% | Thursday 2026-10-15, Hall A |\n"
+    "| Final exam | 40% | Monday 2026-12-14, 09:00-12:00, Hall A |",
+    section="Grading Policy",
+)
+
+
+async def answer(question: str, *hits: SearchHit) -> Answer:
+    return await ExtractiveAnswerer().answer(question, list(hits))
+
+
+async def test_a_table_row_is_quoted_whole_with_its_column_headers() -> None:
+    reply = await answer("How much is homework worth?", GRADING)
+    first = reply.text.splitlines()[0]
+    assert first == (
+        "“Component: Homework; Weight: 20%; Details: 10 weekly sets; the lowest score is "
+        "dropped” [1]"
+    )
+
+
+async def test_the_row_the_question_names_comes_first() -> None:
+    reply = await answer("When is the final exam?", GRADING)
+    assert reply.text.splitlines()[0].startswith("“Component: Final exam; Weight: 40%")
+
+
+async def test_a_list_item_is_quoted_whole() -> None:
+    items = passage(
+        "- Late homework loses 10% of its score per day (each started\n"
+        "24-hour period counts as a day).\n"
+        "- Every student has one free 48-hour extension per term."
+    )
+    reply = await answer("How much does late homework lose?", items)
+    assert reply.text.splitlines()[0] == (
+        "“Late homework loses 10% of its score per day (each started 24-hour period counts "
+        "as a day).” [1]"
+    )
+
+
+async def test_a_sentence_wrapped_over_pdf_lines_is_quoted_whole() -> None:
+    wrapped = passage(
+        "Students with documented absences may take the make-up exam, which is held\n"
+        "on January 11 in Room B110. Documentation must reach the instructor within\n"
+        "five working days."
+    )
+    reply = await answer("When is the make-up exam held?", wrapped)
+    assert (
+        "“Students with documented absences may take the make-up exam, which is held on "
+        "January 11 in Room B110.” [1]"
+    ) in reply.text
+
+
+async def test_a_matching_heading_is_never_quoted_bare() -> None:
+    hours = passage(
+        "Section 3: Textbook\n\nNo textbook is required.\n\n"
+        "Section 4: Office Hours\n\nTuesday and Thursday, 14:00-15:30, Room B214."
+    )
+    reply = await answer("What are the office hours?", hours)
+    assert "Tuesday and Thursday, 14:00-15:30, Room B214." in reply.text
+    assert "“Section 4: Office Hours” " not in reply.text
+
+
+async def test_the_same_row_in_two_passages_is_quoted_once() -> None:
+    again = passage(GRADING.chunk.text, name="syllabus-copy", section="Grading Policy")
+    reply = await answer("What is the final exam worth?", GRADING, again)
+    assert reply.text.count("Final exam; Weight: 40%") == 1
+    assert "[2]" not in reply.text
+
+
+async def test_an_answer_is_at_most_about_600_characters() -> None:
+    long_rows = "\n".join(
+        f"| Exam {n} | 10% | held on Monday of week {n} in Hall A, bring a calculator and an ID |"
+        for n in range(1, 30)
+    )
+    reply = await answer(
+        "When is the exam held?", passage(f"| Item | Weight | Details |\n{long_rows}")
+    )
+    assert reply.grounded
+    assert len(reply.text) <= MAX_ANSWER_CHARS
+
+
+async def test_weak_support_gets_the_fixed_not_covered_sentence() -> None:
+    reply = await answer("What is the capital of Mongolia?", GRADING)
+    assert not reply.grounded and reply.text == ABSTENTION
+
+
+@pytest.fixture
+async def sample_bot(settings: Settings) -> AsyncIterator[CourseBot]:
+    async with open_assembly(settings) as assembly:
+        await assembly.bot.ingest_files("sample", discover([SAMPLE_COURSE])[0], by="teacher")
+        yield assembly.bot
+
+
+async def test_the_demo_questions_show_the_fact_on_the_sample_course(sample_bot: CourseBot) -> None:
+    exam = await ask(sample_bot, "When is the final exam and where is it held?", course="sample")
+    assert exam.text.startswith(
+        "“Component: Final exam; Weight: 40%; Details: Monday 2026-12-14, 09:00-12:00, Hall A"
+    )
+    graded = await ask(sample_bot, "How is the course graded?", course="sample")
+    assert "Component: Homework; Weight: 20%" in graded.text
+    assert "Component: Midterm exam; Weight: 30%" in graded.text

@@ -1,0 +1,236 @@
+"""Passages cut into the units an extractive answer may quote: a table row with its column
+headers, a whole list item, a whole sentence.
+
+Chunk text keeps its source's line structure: blocks are separated by blank lines, list items
+by single line breaks, and a PDF paragraph keeps its hard line breaks, so a sentence may be
+wrapped over several lines. Wrapped lines are joined before splitting into sentences. A
+heading is never a unit of its own: it labels the units under it (they are matched with its
+words too) and the first of them is quoted after it, so a heading that matches the question
+shows what follows it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from itertools import pairwise
+
+from core.text import split_sentences
+
+# A unit with fewer words says nothing on its own ("Week 3", "10%").
+MIN_WORDS = 2
+# Beyond this a "sentence" is a run of PDF text without end marks: it is cut at the last
+# sentence end or word boundary before this many characters.
+MAX_UNIT_CHARS = 480
+# A longer list item is a paragraph: its sentences are quoted one by one.
+MAX_ITEM_CHARS = 300
+# A heading: short, one line, no closing punctuation (the PDF loader keeps headings as
+# blocks of their own; Markdown ones start with #).
+MAX_HEADING_CHARS = 70
+MAX_HEADING_WORDS = 9
+# A line this much shorter than its paragraph's longest line ended there (a row of a PDF
+# table, the last line of a paragraph) rather than wrapping.
+WRAPPED_SHARE = 0.7
+# ... and a line shorter than this never wraps (rows of figures are all short).
+MIN_WRAPPED_CHARS = 40
+
+_BULLET = re.compile(r"^\s*([•●○◦▪■□▫‣⁃∙·➢➤►▶✓✔❖◆◇*§Ø–—-]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])\s+")
+_ABBREVIATION = re.compile(
+    r"(\b[A-Z]\.\s?[A-Z]|\b(Dr|Prof|Mr|Mrs|Ms|St|No|vs|e\.g|i\.e|approx|Ch|Sec|Fig|pp?|Vol|"
+    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|Mon|Tue|Tues|Wed|Thu|Thurs|Fri|Sat|Sun))\.$"
+)
+_GLYPH = re.compile(r"^[•●○◦▪■□▫‣⁃∙·➢➤►▶✓✔❖◆◇*§Ø–—-]\s+")
+_TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
+_SMALL_WORDS = frozenset(
+    {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to"}
+    | {"vs", "with"}
+)
+
+
+class UnitKind(StrEnum):
+    ROW = "row"
+    ITEM = "item"
+    SENTENCE = "sentence"
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteUnit:
+    """`text` is what is quoted; `heading` the heading shown before it (the first unit under
+    a heading only); `context` the words that label it without being quoted (its passage's
+    section and the heading it stands under); `position` its order in its passage."""
+
+    passage: int
+    position: int
+    text: str
+    kind: UnitKind
+    heading: str = ""
+    context: str = ""
+    # The unit as its passage has it (a row's line before it was paired with the headers).
+    source: str = ""
+
+    @property
+    def shown(self) -> str:
+        return f"{self.heading}: {self.text}" if self.heading else self.text
+
+
+def passage_units(passage: int, text: str, section: str = "") -> list[QuoteUnit]:
+    """The quotable units of one passage (numbered `passage`), in reading order."""
+    units: list[QuoteUnit] = []
+    heading = ""
+    fresh = False  # no unit shown under the heading yet
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if not lines:
+            continue
+        if len(lines) == 1 and _is_heading(lines[0]):
+            heading, fresh = _MARKDOWN_HEADING.sub("", lines[0]).rstrip(":").strip(), True
+            continue
+        raw: dict[str, str] = {}
+        for kind, unit in _block_units(lines, raw):
+            if kind is not UnitKind.ROW and _labels(unit):
+                heading, fresh = unit.rstrip(":").strip(), True
+                continue
+            if len(unit.split()) < MIN_WORDS:
+                continue
+            shown = heading if fresh and not _repeats(heading, unit) else ""
+            context = f"{section} {heading}".strip()
+            source = raw.get(unit, unit)
+            units.append(
+                QuoteUnit(passage, len(units), _capped(unit), kind, shown, context, source)
+            )
+            fresh = False
+    if fresh and ": " in heading:  # "Instructor: Dr. Ada Moreno" ending a passage is a fact
+        units.append(QuoteUnit(passage, len(units), heading, UnitKind.SENTENCE, source=heading))
+    return units
+
+
+def _labels(unit: str) -> bool:
+    """A unit that only says what comes next: a heading inside a block ("7. Excused
+    absences"), a FAQ's question."""
+    if _is_heading(_BULLET.sub("", unit)):
+        return True
+    return unit.endswith("?") and len(unit) <= 2 * MAX_HEADING_CHARS
+
+
+def _repeats(heading: str, unit: str) -> bool:
+    return unit.casefold().startswith(heading.casefold())
+
+
+def _block_units(lines: list[str], raw: dict[str, str]) -> list[tuple[UnitKind, str]]:
+    """One block's units: table rows with their header (`raw` maps each to its line), list
+    items, sentences."""
+    found: list[tuple[UnitKind, str]] = []
+    header: list[str] | None = None
+    rows = 0
+    run: list[str] = []  # the lines of the current list item or paragraph
+    for line in lines:
+        if line.startswith("|"):
+            found.extend(_run_units(run))
+            run = []
+            if _TABLE_RULE.match(line):
+                continue
+            if header is None:
+                header, rows = _cells(line), 0
+                continue
+            row = _row(header, _cells(line))
+            raw[row] = line
+            found.append((UnitKind.ROW, row))
+            rows += 1
+            continue
+        if header is not None and rows == 0:
+            run.append(" | ".join(header))  # a lone header row is plain text
+        header = None
+        if _BULLET.match(line):
+            found.extend(_run_units(run))
+            run = []
+        run.append(line)
+    if header is not None and rows == 0:
+        run.append(" | ".join(header))
+    found.extend(_run_units(run))
+    return found
+
+
+def _run_units(run: list[str]) -> list[tuple[UnitKind, str]]:
+    """A list item (its wrapped lines joined) is one unit, whatever its sentences; anything
+    after it that does not continue it, and a paragraph, are sentences."""
+    joined = join_wrapped(run)
+    if not joined:
+        return []
+    found: list[tuple[UnitKind, str]] = []
+    joined[0] = _GLYPH.sub("", joined[0])
+    if _BULLET.match(run[0]) and len(joined[0]) <= MAX_ITEM_CHARS:
+        found.append((UnitKind.ITEM, joined.pop(0)))
+    found.extend(
+        (UnitKind.SENTENCE, sentence.strip()) for line in joined for sentence in sentences(line)
+    )
+    return found
+
+
+def sentences(text: str) -> list[str]:
+    """The core sentence rule, without the false ends after an abbreviation or initial
+    ("Dec. 18th", "Dr. Moreno", "R. S. Baker"; not "Hall A.") or before a lower-case word."""
+    merged: list[str] = []
+    for part in split_sentences(text):
+        if merged and (_ABBREVIATION.search(merged[-1]) or part[:1].islower()):
+            merged[-1] = f"{merged[-1]} {part}"
+        else:
+            merged.append(part)
+    return merged
+
+
+def join_wrapped(lines: list[str]) -> list[str]:
+    """A paragraph's lines with the wrapped ones joined: a line wraps when it is about as long
+    as the paragraph's longest line, or the next goes on in lower case (the loaders already
+    joined words hyphenated at a line end), unless it closes a sentence. A line that ended
+    short (a row of a PDF table, "Homework 20%") stays apart."""
+    if not lines:
+        return []
+    wrap_width = max(WRAPPED_SHARE * max(map(len, lines)), MIN_WRAPPED_CHARS)
+    joined = [lines[0]]
+    for previous, line in pairwise(lines):
+        ended = previous.endswith((".", "!", "?", ":")) and not line[:1].islower()
+        if not ended and (line[:1].islower() or len(previous) >= wrap_width):
+            joined[-1] = f"{joined[-1]} {line}"
+        else:
+            joined.append(line)
+    return joined
+
+
+def _is_heading(line: str) -> bool:
+    """A Markdown heading, or a short line of words in Title Case or ALL CAPS with no closing
+    punctuation, the way the PDF loader keeps headings (as blocks of their own)."""
+    if _MARKDOWN_HEADING.match(line):
+        return True
+    if len(line) > MAX_HEADING_CHARS or line.endswith((".", ",", ";", "!", "?")):
+        return False
+    if _BULLET.match(line) or line.startswith("|") or "@" in line or "://" in line:
+        return False
+    words = re.findall(r"[^\W\d_][\w'’-]*", line)
+    if not words or len(line.split()) > MAX_HEADING_WORDS or "%" in line:
+        return False
+    return line.isupper() or all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in words)
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _row(header: list[str], cells: list[str]) -> str:
+    """A row as "Header: cell; Header: cell", empty cells left out, so every figure is shown
+    with the column that says what it is."""
+    pairs = []
+    for name, cell in zip(header, cells, strict=False):
+        if cell and cell not in "—–-":
+            pairs.append(f"{name}: {cell}" if name else cell)
+    pairs.extend(cell for cell in cells[len(header) :] if cell)
+    return "; ".join(pairs)
+
+
+def _capped(text: str) -> str:
+    if len(text) <= MAX_UNIT_CHARS:
+        return text
+    head = text[: MAX_UNIT_CHARS + 1]
+    ends = [m.end() for m in re.finditer(r"[.!?;]\s", head)]
+    cut = ends[-1] if ends and ends[-1] > MAX_UNIT_CHARS // 2 else head.rfind(" ")
+    return text[: cut if cut > 0 else MAX_UNIT_CHARS].rstrip() + " …"
