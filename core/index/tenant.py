@@ -60,6 +60,4 @@ def maintenance_scope(
     course_id: str, owner_id: str | None, *extra: models.Condition
 ) -> models.Filter:
     """The course's public documents (no owner), or one owner's private ones."""
-    return course_filter(
-        course_id, _public() if owner_id is None else _owned_by(owner_id), *extra
-    )
+    return course_filter(course_id, _public() if owner_id is None else _owned_by(owner_id), *extra)
