@@ -3,7 +3,7 @@ what a course unlocks and what a failed course blocks."""
 
 from __future__ import annotations
 
-from core.catalog import Catalog, Outcome
+from core.catalog import Catalog, CourseFact, Outcome
 
 
 def test_codes_resolve_ignoring_case_and_a_unique_prefix_resolves(catalog: Catalog) -> None:
@@ -91,3 +91,20 @@ def test_questions_name_courses_by_code_prefix_or_whole_name(catalog: Catalog) -
     ]  # fmt: skip
     assert [c.code for c in catalog.mentioned("what does MAE lead to?")] == ["MAE101"]
     assert catalog.mentioned("what is the grading of the course?") == []
+
+
+def test_a_prerequisite_cycle_in_a_hostile_table_ends_every_walk() -> None:
+    facts = [
+        CourseFact(code=code, name=code, file_name="f.md", document_id="d", prerequisites=needs)
+        for code, needs in (("AAA101", "BBB101"), ("BBB101", "AAA101"))
+    ]
+    catalog = Catalog(facts)
+    course = catalog.get("AAA101")
+    assert course is not None
+
+    assert [(depth, code, shown) for depth, code, _, shown in catalog.chain(course)] == [
+        (1, "BBB101", False),
+        (2, "AAA101", True),  # already shown: not expanded again
+    ]
+    assert [c.code for c in catalog.blocked_by(["AAA101"])] == ["BBB101"]
+    assert catalog.unlocks_later(course) == []
