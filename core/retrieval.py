@@ -107,10 +107,17 @@ class Retriever:
             found = mentions(question, await self.documents.of(ctx.course_id))
             if found.steers:
                 wanted = [*found.named, *([found.programme] if found.programme else [])]
-                best = await self.index.search(
-                    ctx, dense, sparse, limit=2 * len(wanted), mode=config.mode,
-                    candidates=max(config.candidates, k), documents=wanted,
-                ) if wanted else []  # fmt: skip
+                best = []
+                if wanted:
+                    best = await self.index.search(
+                        ctx,
+                        dense,
+                        sparse,
+                        limit=2 * len(wanted),
+                        mode=config.mode,
+                        candidates=max(config.candidates, k),
+                        documents=wanted,
+                    )
                 hits = steer(hits, best, found)
         if config.reserve_general:
             return reserve_general(hits, k)

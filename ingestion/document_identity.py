@@ -8,12 +8,9 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from core.documents.identity import DocumentIdentity, fold_name
+from core.documents.identity import DocumentIdentity, codes_in, fold_name
 from ingestion.documents import Block, BlockKind, LoadedDocument
 
-# A course code: letters, then digits, an optional lowercase suffix (DAT301m, CS 101, MIE380,
-# NLP301c). A space or hyphen between the parts is allowed ("CS 101", "MKTG-497G").
-_CODE = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2,5})[ \-]?(\d{3,4}[A-Za-z]?)(?![A-Za-z0-9])")
 # A whole-token document code with an underscore or digits inside (AI17_COM_1, BIT_AI_K20D-21A).
 _TOKEN_CODE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_\-][A-Za-z0-9]+)+$")
 # Intakes in a curriculum's code or title: "K18D-K19A", "K20D-21A", "20D-21A", "K19".
@@ -72,8 +69,8 @@ def _key_values(blocks: list[Block]) -> dict[str, str]:
 def _codes(texts: list[str]) -> list[str]:
     found: list[str] = []
     for text in texts:
-        for letters, digits in _CODE.findall(text):
-            _add(found, fold_name(letters + digits))
+        for code, _where in codes_in(text):
+            _add(found, code)
         for word in text.replace(":", " ").split():
             if _TOKEN_CODE.match(word) and any(c.isdigit() for c in word):
                 _add(found, fold_name(word))

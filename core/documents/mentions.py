@@ -13,9 +13,8 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from core.documents.identity import DocumentIdentity, fold_name
+from core.documents.identity import DocumentIdentity, codes_in, fold_name
 
-_CODE = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2,5})[ \-]?(\d{3,4}[A-Za-z]?)(?![A-Za-z0-9])")
 # A code prefix the way students write one: capitals, maybe the first digits ("MAS", "MAE1").
 _PREFIX = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2,5}\d{0,2})(?![A-Za-z0-9])")
 _INTAKES = re.compile(r"(?<![a-z0-9])k(\d{2})(?:\s*[-–]?\s*k(\d{2}))?(?![0-9])")
@@ -61,9 +60,8 @@ def mentions(question: str, documents: Mapping[str, DocumentIdentity]) -> Mentio
 
 def _by_code(question: str, documents: Mapping[str, DocumentIdentity]) -> list[tuple[str, int]]:
     hits = []
-    for match in _CODE.finditer(question):
-        code = fold_name(match.group(1) + match.group(2))
-        hits.extend((doc, match.start()) for doc, i in documents.items() if code in i.codes)
+    for code, where in codes_in(question, any_case=True):
+        hits.extend((doc, where) for doc, i in documents.items() if code in i.codes)
     return hits
 
 
