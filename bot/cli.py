@@ -721,7 +721,7 @@ SUBCOMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = 
     ),
     ("discord", "run the course bot in Discord servers, with slash commands", define_discord),
     ("reindex", "embed a course's stored text again with the configured embedder", define_reindex),
-    ("generate", "draw a parametric exercise instance on a topic", define_generate),
+    ("generate", "an exercise, lesson, flashcards, quiz or mind map on a topic", define_generate),
 ]
 
 

@@ -238,6 +238,7 @@ def _assemble(
     outages = Outages()
     outbox = MistakeOutbox(sessions, settings.redis_prefix, mistakes, outages)
     sparse = SparseEncoder()
+    course_catalog = CatalogStore(database)
     retriever = Retriever(index, dense, sparse, retrieval, reranker=reranker(settings, dense))
     vision = settings.ollama_models.get(ModelRole.VISION)
     ingestor = Ingestor(
@@ -246,7 +247,7 @@ def _assemble(
         sparse=sparse,
         max_bytes=settings.max_upload_bytes,
         captioner=OllamaCaptioner(llm, vision) if llm is not None and vision else None,
-        catalog=CatalogStore(database),
+        catalog=course_catalog,
     )
     generator = structured_model(settings, ModelRole.GENERATE)
     writer = ExerciseWriter(
@@ -314,6 +315,6 @@ def _assemble(
             MaterialStore(database), lessons=lessons, study=study, exercises=writer
         ),
         polls=PollRegistry(sessions, settings.redis_prefix),
-        catalog=CatalogDesk(CatalogStore(database)),
+        catalog=CatalogDesk(course_catalog),
     )
     return Assembly(bot, retriever, index, outbox)
