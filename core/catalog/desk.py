@@ -107,7 +107,10 @@ class CatalogDesk:
             catalog = await self.catalog(ctx)
             asked = read_question(question, catalog) if len(catalog) else None
             profile = None
-            if asked is not None and asked.asked & {Asked.CAN_TAKE, Asked.BLOCKED}:
+            # A profile holds failed courses: it answers only where the asker alone reads the
+            # reply (a group gets the requirements; /cantake replies privately).
+            wants_profile = asked is not None and asked.asked & {Asked.CAN_TAKE, Asked.BLOCKED}
+            if wants_profile and ctx.private_audience:
                 profile = await self._store.profile(ctx.course_id, ctx.user_id)
         except Exception as error:
             # The material can still answer while the database is down: retrieval needs none.

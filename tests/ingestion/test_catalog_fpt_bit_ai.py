@@ -15,7 +15,7 @@ from support.embedders import HashEmbedder
 from support.paths import SHARED_DATASETS
 
 from core.catalog import Catalog, CatalogDesk, CatalogStore
-from core.context import Context
+from core.context import Audience, Context
 from core.database import create_engine, migrate
 from core.index import ChunkIndex, SparseEncoder
 from ingestion import FileStatus, Ingestor, discover
@@ -68,7 +68,8 @@ async def desk(ingested: Path, tmp_path: Path) -> AsyncIterator[CatalogDesk]:
 
 
 def student(user: str = "console:alice") -> Context:
-    return Context(platform="console", course_id=COURSE, user_id=user)
+    """A student asking in a direct message: the stored profile answers there only."""
+    return Context(platform="console", course_id=COURSE, user_id=user, audience=Audience.PRIVATE)
 
 
 async def catalog_of(desk: CatalogDesk) -> Catalog:

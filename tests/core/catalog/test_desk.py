@@ -3,11 +3,19 @@ plain words answered exactly from the tables, with citations (file and section).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from support.catalog import student
 
 from core.catalog import CatalogDesk, CatalogStore
+from core.context import Audience, Context
 from core.errors import BadInputError
+
+
+def in_private(ctx: Context) -> Context:
+    """The context of a direct message, where only the asker reads the reply."""
+    return replace(ctx, audience=Audience.PRIVATE)
 
 
 def cited_files(answer) -> set[str]:
@@ -109,10 +117,21 @@ async def test_without_a_profile_can_take_states_the_requirements(desk: CatalogD
 async def test_the_natural_can_i_take_question_uses_the_profile(desk: CatalogDesk) -> None:
     await desk.profile(student(), "passed PFP191")
 
-    answer = await desk.answer(student(), "Can I take Computer Vision next term?")
+    answer = await desk.answer(in_private(student()), "Can I take Computer Vision next term?")
 
     assert answer is not None and answer.text.startswith("No: you cannot take CPV301")
     assert "missing CSD203" in answer.text
+
+
+async def test_in_a_group_the_question_never_shows_the_askers_profile(desk: CatalogDesk) -> None:
+    await desk.profile(student(), "passed PFP191 failed CSD203")
+
+    answer = await desk.answer(student(), "Can I take Computer Vision next term?")
+
+    assert answer is not None
+    assert "CSD203" in answer.text  # the requirement, from the table
+    assert "(failed)" not in answer.text and "No: you cannot" not in answer.text
+    assert "/profile" in answer.text
 
 
 @pytest.mark.parametrize(
