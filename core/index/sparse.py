@@ -160,12 +160,19 @@ class SparseVector:
     values: list[float]
 
 
+# Stems remembered per encoder: stemming in pure Python was most of sparse encoding
+# (about 1 ms per chunk), and a course repeats a few thousand words. Cleared when full.
+STEM_CACHE_SIZE = 200_000
+
+
 class SparseEncoder:
     """Safe to share between the event loop (queries) and worker threads (ingestion): the
-    snowball stemmer keeps state while it stems, so each thread gets its own."""
+    snowball stemmer keeps state while it stems, so each thread gets its own; the stem cache
+    is a plain dict (a word stemmed twice by two threads gives the same stem)."""
 
     def __init__(self) -> None:
         self._local = threading.local()
+        self._stems: dict[str, str] = {}
 
     def _stemmer(self) -> BaseStemmer:
         stemmer = getattr(self._local, "stemmer", None)
@@ -176,7 +183,16 @@ class SparseEncoder:
     def terms(self, text: str) -> list[str]:
         words = _WORD.findall(unicodedata.normalize("NFKC", text).lower())
         kept = [w for w in words if w not in _STOP_WORDS and (len(w) > 1 or w.isdigit())]
-        return self._stemmer().stemWords(kept)
+        # A local copy of what is needed: another thread may clear the shared cache meanwhile.
+        found = {word: self._stems.get(word) for word in kept}
+        missing = [word for word, stem in found.items() if stem is None]
+        if missing:
+            stemmed = dict(zip(missing, self._stemmer().stemWords(missing), strict=True))
+            if len(self._stems) > STEM_CACHE_SIZE:
+                self._stems.clear()
+            self._stems.update(stemmed)
+            found.update(stemmed)
+        return [found[word] for word in kept]
 
     def encode_document(self, text: str) -> SparseVector:
         counts = Counter(self.terms(text))
