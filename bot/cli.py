@@ -166,10 +166,11 @@ into --index DIR, kept and reused: unchanged files are skipped), then every ques
 in its course. The top 10 chunks are retrieved once per question with --variant.
 
 With --budget CHARS, passages are packed the way the answer path packs them
-(COURSEBOT_ANSWER_CONTEXT_CHARS, default 4000): in rank order, whole while they fit; the first
-that does not is cut at the last sentence end or line break that fits, and packing stops (a
-cut head under 200 characters is left out, unless it is the top passage). Without --budget
-the answerer reads the top --k whole.
+(COURSEBOT_ANSWER_CONTEXT_CHARS, default 4000; core/answering/budget.py): the matched chunks
+first, in rank order, whole while they fit (the first that does not is cut at the last
+sentence end or line break that fits, and packing stops); then the room left grows them back
+to their passages (the chunks around each). Without --budget the answerer reads the top --k
+passages whole.
 
 Metrics, overall and per question type:
   source_hit@1, source_hit@5  share of answerable questions with gold_sources whose first 1
