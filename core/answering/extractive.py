@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
@@ -62,8 +61,6 @@ MATCHED_BONUS = 0.5
 LENGTH_NORM = 0.3
 # A follow-up's own words weigh this much more than the question it was read with.
 LAST_ASKED_WEIGHT = 2.0
-STEM_CACHE = 100_000
-_WORD = re.compile(r"\w+")
 _MONTH = r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 _ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (
@@ -97,26 +94,6 @@ _ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 )
 
 
-class _Terms:
-    """The sparse encoder's terms (stop words out, stemmed), word by word through a cache:
-    stemming is nearly all the cost of scoring, and a course's words repeat."""
-
-    def __init__(self) -> None:
-        self.encoder = SparseEncoder()
-        self.stems: dict[str, tuple[str, ...]] = {}
-
-    def terms(self, text: str) -> list[str]:
-        found: list[str] = []
-        for word in _WORD.findall(unicodedata.normalize("NFKC", text).lower()):
-            stem = self.stems.get(word)
-            if stem is None:
-                if len(self.stems) >= STEM_CACHE:
-                    self.stems.clear()
-                stem = self.stems[word] = tuple(self.encoder.terms(word))
-            found.extend(stem)
-        return found
-
-
 class ExtractiveAnswerer:
     """Scores quotable units lexically, with no model call: see the figures above (lexical
     scoring quotes the fact more often than sentence embeddings did and costs a few ms
@@ -124,7 +101,9 @@ class ExtractiveAnswerer:
 
     def __init__(self, threshold: float = DEFAULT_THRESHOLD) -> None:
         self.threshold = threshold
-        self.terms = _Terms()
+        # The index's own terms (stop words out, stemmed, stems cached): lexical scoring
+        # here and the sparse search agree on what a word is.
+        self.terms = SparseEncoder()
 
     async def answer(self, question: str, hits: list[SearchHit]) -> Answer:
         units = [
