@@ -7,7 +7,6 @@ folder, with the course channel bound to the course; each test works on its own 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from support.data_dirs import copy_data_dir
 from support.fake_discord import (
     COURSE,
     COURSE_CHANNEL_ID,
@@ -99,7 +99,7 @@ async def course_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def settings(tmp_path: Path, course_data: Path) -> Settings:
-    shutil.copytree(course_data, tmp_path / "data")
+    copy_data_dir(course_data, tmp_path / "data")
     return discord_settings(tmp_path / "data")
 
 

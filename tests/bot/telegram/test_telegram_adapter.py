@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
 import socket
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -19,6 +18,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from support.data_dirs import copy_data_dir
 from support.fake_telegram import (
     BOT_USER,
     TOKEN,
@@ -205,7 +205,7 @@ def settings(
 
     monkeypatch.setattr(composition, "embedder", loaded)
     data_dir = tmp_path / "data"
-    shutil.copytree(course_data, data_dir)
+    copy_data_dir(course_data, data_dir)
     return Settings(  # type: ignore[call-arg]
         _env_file=None,
         data_dir=data_dir,
