@@ -75,6 +75,8 @@ def question_messages(sent: list[Request]) -> list[Request]:
 
 
 async def logged_mistakes(settings: Settings, outbox) -> list:
+    # A background flush may hold the outbox's lock: wait for it, then flush the rest.
+    await outbox.settled()
     await outbox.flush()
     log = await MistakeLog.open(settings, migrate_schema=False)
     try:

@@ -1032,6 +1032,8 @@ async def quiz_polls(
 
 
 async def logged_mistakes(tg: TelegramBot, settings: Settings) -> list[MistakeEntry]:
+    # A background flush may hold the outbox's lock: wait for it, then flush the rest.
+    await tg.assembly.outbox.settled()
     await tg.assembly.outbox.flush()
     log = await MistakeLog.open(settings, migrate_schema=False)
     try:

@@ -144,6 +144,8 @@ async def test_a_verified_exercise_is_delivered_hidden_and_runs_as_a_guided_sess
     assert isinstance(right[0], StepPrompt) and right[0].step_number == 2
     done = await replies(bot, "96", "ana")
     assert "Exercise complete" in done[-1].text  # type: ignore[union-attr]
+    # A background flush may hold the outbox's lock: wait for it, then flush the rest.
+    await assembly.outbox.settled()
     await assembly.outbox.flush()
     log = await MistakeLog.open(llm_settings(tmp_path, fake), migrate_schema=False)
     try:

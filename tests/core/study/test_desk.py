@@ -58,6 +58,8 @@ async def test_a_quiz_is_answered_once_per_question_logged_and_scored(
     pick = f"{quiz.quiz_id} 3 {'ABCD'[third.correct]}"
     [last] = await replies(bot, "", "ana", **command("pick", pick))
     assert "Quiz done: 2 of 3 right." in last.text  # type: ignore[union-attr]
+    # A background flush may hold the outbox's lock: wait for it, then flush the rest.
+    await assembly.outbox.settled()
     await assembly.outbox.flush()
     log = await MistakeLog.open(settings(tmp_path), migrate_schema=False)
     try:
