@@ -85,7 +85,7 @@ class ChunkWriter:
     def _points(
         self, meta: DocumentMeta, chunks: list[Chunk], vectors: np.ndarray, generation: str
     ) -> list[models.PointStruct]:
-        """Runs in a worker thread: 1-2.5 ms of sparse encoding per chunk."""
+        """Runs in a worker thread: sparse encoding is about 0.2 ms a chunk (its stems cached)."""
         now = datetime.now(UTC)
         points = []
         for chunk, vector in zip(chunks, vectors, strict=True):
