@@ -16,7 +16,7 @@ from qdrant_client import AsyncQdrantClient
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from config import ModelRole, Settings
-from core.answering import ExtractiveAnswerer, LlmAnswerer, QuestionAnswering
+from core.answering import ExtractiveAnswerer, FactAnswerer, LlmAnswerer, QuestionAnswering
 from core.bindings import CourseBindings
 from core.catalog import CatalogDesk, CatalogStore
 from core.conversation import ConversationMemory, QuestionRewriter
@@ -151,6 +151,7 @@ def question_answering(
     retriever: Retriever,
     sessions: SessionStore,
     k: int = 5,
+    facts: FactAnswerer | None = None,
 ) -> QuestionAnswering:
     extractive = ExtractiveAnswerer()
     answer_model = chat_model(settings, ModelRole.ANSWER)
@@ -162,6 +163,7 @@ def question_answering(
         rewriter=QuestionRewriter(answer_model),
         k=k,
         context_chars=settings.answer_context_chars,
+        facts=facts,
     )
 
 
@@ -294,9 +296,11 @@ def _assemble(
         outbox=outbox,
         prefix=settings.redis_prefix,
     )
+    # Commands (/prereq, /cantake, ...) and plain questions read the same catalog.
+    catalog_desk = CatalogDesk(course_catalog)
     bot = CourseBot(
         index=index,
-        answers=question_answering(settings, retriever, sessions, k),
+        answers=question_answering(settings, retriever, sessions, k, facts=catalog_desk),
         practice=practice,
         review=MistakeReview(mistakes, outbox),
         access=CourseAccess(CourseBindings(database), courses, authority),
@@ -315,6 +319,6 @@ def _assemble(
             MaterialStore(database), lessons=lessons, study=study, exercises=writer
         ),
         polls=PollRegistry(sessions, settings.redis_prefix),
-        catalog=CatalogDesk(course_catalog),
+        catalog=catalog_desk,
     )
     return Assembly(bot, retriever, index, outbox)

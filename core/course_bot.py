@@ -268,11 +268,6 @@ class CourseBot:
             raise BadInputError("Please write a question.")
         if await self._index.count(ctx) == 0:
             raise CourseEmptyError(ctx.course_id)
-        # Prerequisites, credits, semesters and "can I take X?" are answered exactly from the
-        # catalog's tables; every other question goes to retrieval.
-        from_catalog = await self._catalog.answer(ctx, question)
-        if from_catalog is not None:
-            return from_catalog
         return await self._answers.ask(ctx, question)
 
     async def _answer(self, ctx: Context, text: str) -> list[Reply]:

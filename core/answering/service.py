@@ -1,6 +1,6 @@
-"""Question answering, end to end: follow-up rewriting, tenant-scoped retrieval, the passages
-packed into the context budget, a cited answer or an abstention, and the turn remembered for
-the next follow-up."""
+"""Question answering, end to end: exact course facts when the catalog has them, else
+follow-up rewriting, tenant-scoped retrieval, the passages packed into the context budget, a
+cited answer or an abstention; either way the turn is remembered for the next follow-up."""
 
 from __future__ import annotations
 
@@ -26,6 +26,12 @@ class Answerer(Protocol):
     async def answer(self, question: str, hits: list[SearchHit]) -> Answer: ...
 
 
+class FactAnswerer(Protocol):
+    """Exact answers from structured facts (`core.catalog.CatalogDesk`); None: not for me."""
+
+    async def answer(self, ctx: Context, question: str) -> Answer | None: ...
+
+
 class QuestionAnswering:
     """`k` passages are retrieved, then packed into `context_chars` characters (None: no
     budget) by `core.answering.budget.pack`; both answerers read only the packed ones."""
@@ -40,6 +46,7 @@ class QuestionAnswering:
         rewriter: QuestionRewriter,
         k: int = 5,
         context_chars: int | None = DEFAULT_CONTEXT_CHARS,
+        facts: FactAnswerer | None = None,
     ) -> None:
         self.retriever = retriever
         self.answerer = answerer
@@ -48,14 +55,25 @@ class QuestionAnswering:
         self.rewriter = rewriter
         self.k = k
         self.context_chars = context_chars
+        self.facts = facts
 
     async def ask(self, ctx: Context, question: str) -> Answer:
-        history = await self.memory.recent(ctx)
-        standalone = await self.rewriter.standalone(question, history)
-        hits = pack(await self.retriever.retrieve(ctx, standalone, k=self.k), self.context_chars)
-        try:
-            answer = await self.answerer.answer(standalone, hits)
-        except LlmUnavailableError:
-            answer = replace(await self.extractive.answer(standalone, hits), note=LLM_FELL_BACK)
+        # Prerequisites, credits, semesters and "can I take X?" are answered exactly from the
+        # catalog's tables, read in the student's own words: the fallback rewrite prefixes a
+        # follow-up with the question before it, which would name two courses.
+        answer = await self.facts.answer(ctx, question) if self.facts is not None else None
+        standalone = question
+        if answer is None:
+            standalone = await self.rewriter.standalone(question, await self.memory.recent(ctx))
+            answer = await self._from_material(ctx, standalone)
+        # A fact answered is remembered too: "what is it about?" after "what does AIL303m
+        # require?" is about AIL303m.
         await self.memory.remember(ctx, Turn(question=standalone, answer=answer.text))
         return answer
+
+    async def _from_material(self, ctx: Context, question: str) -> Answer:
+        hits = pack(await self.retriever.retrieve(ctx, question, k=self.k), self.context_chars)
+        try:
+            return await self.answerer.answer(question, hits)
+        except LlmUnavailableError:
+            return replace(await self.extractive.answer(question, hits), note=LLM_FELL_BACK)
