@@ -135,6 +135,10 @@ class Settings(BaseSettings):
     # A burst limit: a student rarely sends more than 5 messages in 10 seconds, and a flood's
     # few admitted questions then cost others little time.
     rate_limit: str = "5 per 10 seconds"
+    # Messages one group or channel may send together (a DM has only the person's limit).
+    # A busy class asks a few questions a minute; 40 caps a flood from many accounts at once,
+    # which would otherwise hold the answer path every course shares.
+    place_rate_limit: str = "40 per minute"
     # The longest any one request waits on Redis or the database before it gets a short
     # "temporarily unavailable" reply (each call is bounded by a share of it).
     service_timeout_s: float = Field(5.0, gt=0, le=120)
@@ -181,7 +185,7 @@ class Settings(BaseSettings):
                 merged[role] = (*merged.get(role, ()), *members)
         return folded
 
-    @field_validator("rate_limit")
+    @field_validator("rate_limit", "place_rate_limit")
     @classmethod
     def _rate_parses(cls, value: str) -> str:
         parse_rate(value)

@@ -54,7 +54,7 @@ from core.requests import Place, Request, Response
 from core.study.desk import StudyDesk
 from core.study.polls import PollAnswered, PollRef, PollRegistry
 from core.text import shown_name
-from core.throttle import THROTTLED_MESSAGE, RequestThrottle
+from core.throttle import RequestThrottle
 from core.uploads import SEND_NOTES_FIRST, UploadDesk
 
 log = structlog.get_logger(__name__)
@@ -170,10 +170,10 @@ class CourseBot:
 
     async def _admit(self, request: Request, route: Route, *, throttled: bool) -> Response:
         if throttled and not request.operator:
-            verdict = await self._throttle.check(request.member.user_id)
+            verdict = await self._throttle.check(request.member.user_id, _shared_place(request))
             if not verdict.allowed:
                 return (
-                    Response.of(Notice(THROTTLED_MESSAGE), private=True)
+                    Response.of(Notice(verdict.message), private=True)
                     if verdict.tell
                     else (Response())
                 )
@@ -493,3 +493,11 @@ def _response(replies: Sequence[Reply], *, private: bool) -> Response:
     reply showing the asker's private notes (a lesson or study set citing them), so such a
     reply is whispered (ephemeral on Discord) whichever command gave it."""
     return Response(tuple(replies), private or any(shows_private_notes(r) for r in replies))
+
+
+def _shared_place(request: Request) -> str | None:
+    """The key a group or channel's messages are counted under together; None in a DM."""
+    place = request.place
+    if place.direct or place.chat_id is None:
+        return None
+    return f"{request.member.platform}:{place.chat_id}"

@@ -1,10 +1,17 @@
-"""Per-user request throttle: how many messages one person may send in a window.
+"""Request throttle: how many messages one person may send in a window, and how many one
+shared place (a group, a channel) may send together.
 
 Counts live in Redis when one is configured, so every replica sees the same counts, and in
-the process otherwise. The limit is a moving window (`limits`' strategy of that name): a
-person never gets more than the limit in any span of the window's length, and a refused
-message frees no slot. A flood is answered once: `tell` is true for the first refusal of a
-window only, so the adapter sends one polite reply and drops the rest in silence."""
+the process otherwise. Each limit is a moving window (`limits`' strategy of that name): never
+more than the limit in any span of the window's length, and a refused message frees no slot.
+A flood is answered once: `tell` is true for the first refusal of a window only, so the
+adapter sends one polite reply and drops the rest in silence.
+
+The place limit is for floods from many accounts at once: each stays under its own limit, yet
+together they would take the answer path (shared by every course this process serves) and the
+platform's send quota for the group (Telegram allows a bot about 20 messages a minute there).
+A place is counted only for messages its own limit admitted, so one flooder spends their own
+quota, not the group's."""
 
 from __future__ import annotations
 
@@ -12,6 +19,7 @@ import time
 from dataclasses import dataclass
 
 import structlog
+from limits import RateLimitItem
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.errors import StorageError
@@ -26,6 +34,9 @@ log = structlog.get_logger(__name__)
 THROTTLED_MESSAGE = (
     "You're sending messages faster than I can answer. Please wait a few seconds and try again."
 )
+PLACE_THROTTLED_MESSAGE = (
+    "This chat is sending messages faster than I can answer. Please wait a minute and try again."
+)
 
 _NAMESPACE = "throttle"
 BYPASS_AFTER_OUTAGE_S = 10.0
@@ -38,6 +49,22 @@ class ThrottleVerdict:
     allowed: bool
     retry_after_s: float = 0.0
     tell: bool = False
+    message: str = THROTTLED_MESSAGE
+
+
+@dataclass(frozen=True)
+class _Limit:
+    """A rate, its one-per-window "told" entry (the first refusal takes it, later ones find
+    it taken) and what a refusal says."""
+
+    rate: RateLimitItem
+    told: RateLimitItem
+    message: str
+
+    @classmethod
+    def of(cls, rate: str, message: str) -> _Limit:
+        item = parse_rate(rate)
+        return cls(item, type(item)(1, item.multiples, namespace="TOLD"), message)
 
 
 class RequestThrottle:
@@ -50,13 +77,13 @@ class RequestThrottle:
         self,
         rate: str,
         *,
+        place_rate: str | None = None,
         redis_url: str | None = None,
         prefix: str = "coursebot",
         timeout_s: float = DEFAULT_TIMEOUT_S,
     ):
-        self._limit = parse_rate(rate)
-        # One "told" entry per window: the first refusal takes it, later ones find it taken.
-        self._told = type(self._limit)(1, self._limit.multiples, namespace="TOLD")
+        self._person = _Limit.of(rate, THROTTLED_MESSAGE)
+        self._place = _Limit.of(place_rate, PLACE_THROTTLED_MESSAGE) if place_rate else None
         self._storage: Storage
         self._pool: BlockingConnectionPool | None = None
         if redis_url is None:
@@ -82,13 +109,15 @@ class RequestThrottle:
         redis_url = str(settings.redis_url) if settings.redis_url is not None else None
         return cls(
             settings.rate_limit,
+            place_rate=settings.place_rate_limit,
             redis_url=redis_url,
             prefix=settings.redis_prefix,
             timeout_s=settings.service_timeout_s,
         )
 
-    async def check(self, user_key: str) -> ThrottleVerdict:
-        """Count one message from `user_key` and say whether it may go on.
+    async def check(self, user_key: str, place_key: str | None = None) -> ThrottleVerdict:
+        """Count one message from `user_key` (said in the shared place `place_key`, if any)
+        and say whether it may go on.
 
         If Redis cannot be reached the message is let through (with a warning in the log):
         a throttle outage must not silence every student. For a while after that the
@@ -97,10 +126,9 @@ class RequestThrottle:
         if time.monotonic() < self._bypass_until:
             return ThrottleVerdict(allowed=True)
         try:
-            if await self._limiter.hit(self._limit, user_key):
-                return ThrottleVerdict(allowed=True)
-            stats = await self._limiter.get_window_stats(self._limit, user_key)
-            tell = await self._limiter.hit(self._told, user_key)
+            verdict = await self._hit(self._person, user_key)
+            if verdict.allowed and self._place is not None and place_key is not None:
+                verdict = await self._hit(self._place, f"place:{place_key}")
         except StorageError as exc:
             if time.monotonic() >= self._bypass_until:  # once per outage, not per message
                 log.warning(
@@ -109,13 +137,20 @@ class RequestThrottle:
                 )
             self._bypass_until = time.monotonic() + BYPASS_AFTER_OUTAGE_S
             return ThrottleVerdict(allowed=True)
+        return verdict
+
+    async def _hit(self, limit: _Limit, key: str) -> ThrottleVerdict:
+        if await self._limiter.hit(limit.rate, key):
+            return ThrottleVerdict(allowed=True)
+        stats = await self._limiter.get_window_stats(limit.rate, key)
+        tell = await self._limiter.hit(limit.told, key)
         retry_after = max(0.0, stats.reset_time - time.time())
-        return ThrottleVerdict(allowed=False, retry_after_s=retry_after, tell=tell)
+        return ThrottleVerdict(False, retry_after_s=retry_after, tell=tell, message=limit.message)
 
     async def reset(self, user_key: str) -> None:
         """Forget `user_key`'s count (an instructor lifting a throttle, or a test)."""
-        await self._limiter.clear(self._limit, user_key)
-        await self._limiter.clear(self._told, user_key)
+        await self._limiter.clear(self._person.rate, user_key)
+        await self._limiter.clear(self._person.told, user_key)
 
     async def close(self) -> None:
         if self._pool is not None:

@@ -23,13 +23,16 @@ def test_abuse_limits_have_defaults_and_read_the_environment(
 ) -> None:
     defaults = load_settings(env_file=None)
     assert defaults.rate_limit == "5 per 10 seconds"
+    assert defaults.place_rate_limit == "40 per minute"
     assert defaults.max_question_chars == 2000
     assert defaults.course_creation == "chat_admins"
     monkeypatch.setenv("COURSEBOT_RATE_LIMIT", "20/minute")
+    monkeypatch.setenv("COURSEBOT_PLACE_RATE_LIMIT", "100/minute")
     monkeypatch.setenv("COURSEBOT_MAX_QUESTION_CHARS", "4000")
     monkeypatch.setenv("COURSEBOT_COURSE_CREATION", "site_staff")
     settings = load_settings(env_file=None)
     assert settings.rate_limit == "20/minute"
+    assert settings.place_rate_limit == "100/minute"
     assert settings.max_question_chars == 4000
     assert settings.course_creation == "site_staff"
 
@@ -70,6 +73,7 @@ def test_reads_dot_env_file(tmp_path: Path) -> None:
         ("COURSEBOT_REDIS_URI", "redis://x", "unknown setting COURSEBOT_REDIS_URI"),
         ("COURSEBOT_RATE_LIMIT", "plenty", "bad setting COURSEBOT_RATE_LIMIT: expected a rate"),
         ("COURSEBOT_RATE_LIMIT", "1/second;5/minute", "expected one rate"),
+        ("COURSEBOT_PLACE_RATE_LIMIT", "lots", "bad setting COURSEBOT_PLACE_RATE_LIMIT: expected"),
         ("COURSEBOT_MAX_QUESTION_CHARS", "0", "bad setting COURSEBOT_MAX_QUESTION_CHARS"),
         ("COURSEBOT_COURSE_CREATION", "anyone", "bad setting COURSEBOT_COURSE_CREATION"),
     ],

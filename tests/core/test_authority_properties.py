@@ -453,6 +453,7 @@ async def check_roles(world: World, data_dir: Path) -> None:
         "course_roles": world.grants,
         "course_creation": world.creation,
         "rate_limit": UNTHROTTLED,
+        "place_rate_limit": UNTHROTTLED,
     }
     settings_ = Settings(_env_file=None, data_dir=data_dir, **overrides)  # type: ignore[call-arg]
     async with open_core(settings_) as bot:
@@ -784,7 +785,12 @@ def test_notes_reach_their_owner_alone(tmp_path: Path, bundled_model: None) -> N
     chats and people apart (`Tenancy`), so earlier examples are more material to leak."""
     loop = asyncio.new_event_loop()
     stack = AsyncExitStack()
-    settings_ = Settings(_env_file=None, data_dir=tmp_path / "data", rate_limit=UNTHROTTLED)  # type: ignore[call-arg]
+    settings_ = Settings(
+        _env_file=None,
+        data_dir=tmp_path / "data",
+        rate_limit=UNTHROTTLED,
+        place_rate_limit=UNTHROTTLED,
+    )  # type: ignore[call-arg]
     assembly = loop.run_until_complete(stack.enter_async_context(open_assembly(settings_)))
     counter = itertools.count()
 

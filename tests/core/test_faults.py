@@ -102,6 +102,7 @@ async def _settings(
         redis_prefix=prefix,
         database_url=database_url,
         rate_limit="100000/minute",
+        place_rate_limit="100000/minute",
         service_timeout_s=SERVICE_TIMEOUT_S,
     )
 
@@ -254,6 +255,7 @@ async def test_two_hundred_concurrent_requests_get_no_connection_errors(
         redis_url="redis://127.0.0.1:6379/0",
         redis_prefix=f"coursebot-burst-{uuid.uuid4().hex[:8]}",
         rate_limit="100000/minute",
+        place_rate_limit="100000/minute",
     )
     async with open_assembly(settings) as assembly:
         assert not (await assembly.bot.ingest_files("calc", [SourceFile.at(EXERCISE)])).failed

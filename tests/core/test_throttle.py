@@ -8,9 +8,9 @@ from redis.asyncio import Redis
 from support.paths import REDIS_URL
 
 from config import load_settings
-from core.throttle import THROTTLED_MESSAGE, RequestThrottle
+from core.throttle import PLACE_THROTTLED_MESSAGE, THROTTLED_MESSAGE, RequestThrottle
 
-ThrottleFactory = Callable[[str], RequestThrottle]
+ThrottleFactory = Callable[..., RequestThrottle]
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -21,9 +21,11 @@ async def make_throttle(
     (all throttles a test makes share that Redis, as replicas would)."""
     made: list[RequestThrottle] = []
 
-    def make(rate: str) -> RequestThrottle:
+    def make(rate: str, place_rate: str | None = None) -> RequestThrottle:
         redis_url = REDIS_URL if request.param == "redis" else None
-        throttle = RequestThrottle(rate, redis_url=redis_url, prefix=redis_prefix)
+        throttle = RequestThrottle(
+            rate, place_rate=place_rate, redis_url=redis_url, prefix=redis_prefix
+        )
         made.append(throttle)
         return throttle
 
@@ -67,6 +69,30 @@ async def test_another_user_is_not_affected(make_throttle: ThrottleFactory) -> N
     assert not (await throttle.check("telegram:42")).allowed
     assert (await throttle.check("telegram:43")).allowed
     assert (await throttle.check("discord:42")).allowed
+
+
+async def test_many_accounts_in_one_group_share_its_limit(make_throttle: ThrottleFactory) -> None:
+    throttle = make_throttle("5/minute", place_rate="3/minute")
+    users = [f"telegram:{n}" for n in range(5)]
+    verdicts = [await throttle.check(user, "telegram:-100") for user in users]
+    assert [v.allowed for v in verdicts] == [True, True, True, False, False]
+    assert [v.tell for v in verdicts] == [False, False, False, True, False]
+    assert verdicts[3].message == PLACE_THROTTLED_MESSAGE and 0 < verdicts[3].retry_after_s <= 60
+    # The same people in a direct message, and another group, are not held back.
+    assert all([(await throttle.check(user)).allowed for user in users])
+    assert (await throttle.check(users[4], "telegram:-200")).allowed
+
+
+async def test_one_flooder_spends_their_own_limit_not_the_groups(
+    make_throttle: ThrottleFactory,
+) -> None:
+    throttle = make_throttle("2/minute", place_rate="3/minute")
+    flood = [await throttle.check("discord:1", "discord:77") for _ in range(5)]
+    assert [v.allowed for v in flood] == [True, True, False, False, False]
+    assert flood[2].tell and flood[2].message == THROTTLED_MESSAGE
+    assert (await throttle.check("discord:2", "discord:77")).allowed  # the group's third
+    refused = await throttle.check("discord:3", "discord:77")
+    assert not refused.allowed and refused.message == PLACE_THROTTLED_MESSAGE
 
 
 async def test_reset_lifts_the_throttle(make_throttle: ThrottleFactory) -> None:
@@ -131,5 +157,17 @@ async def test_from_settings_uses_the_configured_rate_and_prefix(redis_prefix: s
         await throttle.close()
 
 
-def test_the_polite_reply_asks_to_wait() -> None:
-    assert "wait" in THROTTLED_MESSAGE
+async def test_from_settings_uses_the_configured_place_rate(redis_prefix: str) -> None:
+    settings = load_settings(
+        env_file=None, place_rate_limit="1 per 10 seconds", redis_prefix=redis_prefix
+    )
+    throttle = RequestThrottle.from_settings(settings)
+    try:
+        assert (await throttle.check("telegram:42", "telegram:-100")).allowed
+        assert not (await throttle.check("telegram:43", "telegram:-100")).allowed
+    finally:
+        await throttle.close()
+
+
+def test_the_polite_replies_ask_to_wait() -> None:
+    assert "wait" in THROTTLED_MESSAGE and "wait" in PLACE_THROTTLED_MESSAGE

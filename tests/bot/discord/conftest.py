@@ -57,7 +57,11 @@ OPERATOR = Member(platform="discord", user_id="discord:setup")
 def discord_settings(data_dir: Path) -> Settings:
     # A whole exercise is worked through in a second here: no throttle gets in the way.
     return Settings(  # type: ignore[call-arg]
-        _env_file=None, data_dir=data_dir, course_roles=COURSE_ROLES, rate_limit="1000/minute"
+        _env_file=None,
+        data_dir=data_dir,
+        course_roles=COURSE_ROLES,
+        rate_limit="1000/minute",
+        place_rate_limit="1000/minute",
     )
 
 

@@ -212,6 +212,7 @@ def settings(
         telegram_token=TOKEN,
         # Tests walk through many messages quickly; the flood test uses the default limit.
         rate_limit="1000/minute",
+        place_rate_limit="1000/minute",
         course_roles={
             COURSE: {"instructor": [f"telegram:{TEACHER['id']}"]},
             "*": {"moderator": [f"telegram:{MODERATOR['id']}"]},

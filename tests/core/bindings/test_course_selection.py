@@ -179,6 +179,7 @@ def open_bot(
     def opener(**overrides: Any) -> AbstractAsyncContextManager[CourseBot]:
         # These tests send more than a person would in a minute: no throttle.
         overrides.setdefault("rate_limit", "100000/minute")
+        overrides.setdefault("place_rate_limit", "100000/minute")
         settings = Settings(_env_file=None, data_dir=tmp_path / "data", **overrides)  # type: ignore[call-arg]
         return open_core(settings)
 

@@ -58,7 +58,13 @@ async def _ingested(settings: Settings) -> AsyncIterator[Assembly]:
 
 def unthrottled(tmp_path: Path, **values: Any) -> Settings:
     # One student sends many commands in a row here: the burst limit is not under test.
-    return Settings(_env_file=None, data_dir=tmp_path / "data", rate_limit="1000/minute", **values)  # type: ignore[call-arg]
+    return Settings(
+        _env_file=None,
+        data_dir=tmp_path / "data",
+        rate_limit="1000/minute",
+        place_rate_limit="1000/minute",
+        **values,
+    )  # type: ignore[call-arg]
 
 
 @pytest.fixture

@@ -1,0 +1,63 @@
+"""The shared-place limit through the real core: many accounts in one group are held back
+together (one polite reply, then silence), while the same people in a direct message, and
+other groups, are answered."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot import composition
+from bot.composition import open_core
+from config import Settings
+from core.context import Audience, Member
+from core.course_bot import CourseBot
+from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
+from core.replies import Notice
+from core.requests import Place, Request, Response
+from core.throttle import PLACE_THROTTLED_MESSAGE
+
+
+@pytest.fixture
+async def bot(
+    tmp_path: Path, embedder: MiniLMOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[CourseBot]:
+    async def loaded(*_args: object) -> MiniLMOnnxEmbedder:
+        return embedder
+
+    monkeypatch.setattr(composition, "embedder", loaded)
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        data_dir=tmp_path / "data",
+        rate_limit="5/minute",
+        place_rate_limit="3/minute",
+    )
+    async with open_core(settings) as core:
+        yield core
+
+
+def group(chat: str) -> Place:
+    key = f"chat:{chat}"
+    return Place(Audience.SHARED, chat_id=chat, lookup=(key,), bind_key=key, name="This group")
+
+
+async def say(bot: CourseBot, user: str, place: Place) -> Response:
+    member = Member("telegram", f"telegram:{user}")
+    return await bot.handle(Request(member, place, message_id=f"test:{uuid.uuid4()}", text="/help"))
+
+
+async def test_many_accounts_in_one_group_are_held_back_together(bot: CourseBot) -> None:
+    answered = [await say(bot, str(n), group("-100")) for n in range(3)]
+    assert all(r.replies and "/ask" in r.replies[0].text for r in answered)  # the help
+
+    [told] = (await say(bot, "3", group("-100"))).replies
+    assert isinstance(told, Notice) and told.text == PLACE_THROTTLED_MESSAGE
+    assert (await say(bot, "4", group("-100"))).replies == ()
+
+    # The same people in a direct message, and another group, are answered.
+    direct = await say(bot, "4", Place(Audience.PRIVATE, chat_id="4"))
+    other = await say(bot, "4", group("-200"))
+    assert all("/ask" in r.replies[0].text for r in (direct, other))
