@@ -169,15 +169,16 @@ class CourseBot:
         return response
 
     async def _admit(self, request: Request, route: Route, *, throttled: bool) -> Response:
+        parsed = request.parsed()
         if throttled and not request.operator:
-            verdict = await self._throttle.check(request.member.user_id, _shared_place(request))
+            place = None if parsed and parsed.name in _TAPS else _shared_place(request)
+            verdict = await self._throttle.check(request.member.user_id, place)
             if not verdict.allowed:
                 return (
                     Response.of(Notice(verdict.message), private=True)
                     if verdict.tell
                     else (Response())
                 )
-        parsed = request.parsed()
         check_text_length(parsed.argument if parsed else request.text, self._max_text_chars)
         replayed = await self._ledger.claim(request.key)
         if replayed is not None:
@@ -493,6 +494,12 @@ def _response(replies: Sequence[Reply], *, private: bool) -> Response:
     reply showing the asker's private notes (a lesson or study set citing them), so such a
     reply is whispered (ephemeral on Discord) whichever command gave it."""
     return Response(tuple(replies), private or any(shows_private_notes(r) for r in replies))
+
+
+# Presses of a quiz's or a deck's buttons: answered to the presser alone from a stored set,
+# with no retrieval or model call. They count against the person's limit only; a class
+# working through a quiz together would otherwise spend its group's.
+_TAPS = frozenset({"pick", "card"})
 
 
 def _shared_place(request: Request) -> str | None:

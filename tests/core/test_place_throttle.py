@@ -44,9 +44,9 @@ def group(chat: str) -> Place:
     return Place(Audience.SHARED, chat_id=chat, lookup=(key,), bind_key=key, name="This group")
 
 
-async def say(bot: CourseBot, user: str, place: Place) -> Response:
+async def say(bot: CourseBot, user: str, place: Place, text: str = "/help") -> Response:
     member = Member("telegram", f"telegram:{user}")
-    return await bot.handle(Request(member, place, message_id=f"test:{uuid.uuid4()}", text="/help"))
+    return await bot.handle(Request(member, place, message_id=f"test:{uuid.uuid4()}", text=text))
 
 
 async def test_many_accounts_in_one_group_are_held_back_together(bot: CourseBot) -> None:
@@ -61,3 +61,11 @@ async def test_many_accounts_in_one_group_are_held_back_together(bot: CourseBot)
     direct = await say(bot, "4", Place(Audience.PRIVATE, chat_id="4"))
     other = await say(bot, "4", group("-200"))
     assert all("/ask" in r.replies[0].text for r in (direct, other))
+
+
+async def test_quiz_and_card_buttons_do_not_spend_the_groups_limit(bot: CourseBot) -> None:
+    for n in range(3):
+        [reply] = (await say(bot, str(n), group("-100"), "/pick 1 1 A")).replies
+        assert reply.text != PLACE_THROTTLED_MESSAGE  # no such quiz: an error, not a throttle
+    helped = [await say(bot, str(n), group("-100")) for n in range(3)]
+    assert all("/ask" in r.replies[0].text for r in helped)
