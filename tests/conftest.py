@@ -40,6 +40,17 @@ def embedder() -> MiniLMOnnxEmbedder:
 
 
 @pytest.fixture
+def bundled_model(embedder: MiniLMOnnxEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bundled embedder, loaded once for the session, in every core a test opens."""
+    from bot import composition
+
+    async def loaded(*_args: object) -> MiniLMOnnxEmbedder:
+        return embedder
+
+    monkeypatch.setattr(composition, "embedder", loaded)
+
+
+@pytest.fixture
 async def index(embedder: MiniLMOnnxEmbedder) -> AsyncIterator[ChunkIndex]:
     chunk_index = ChunkIndex(
         AsyncQdrantClient(location=":memory:"), "test_chunks", embedder.dimensions, False

@@ -36,7 +36,6 @@ from config import Settings
 from core.context import Audience, Member, Role
 from core.course_bot import CourseBot
 from core.courses.access import NO_DM_COURSE, NOT_YOURS, UNBOUND_CHAT
-from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.errors import BadInputError
 from core.material import SourceFile
 from core.permissions import RoleGrants
@@ -48,16 +47,6 @@ BOUNDED = {
     "deadline": None,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 }
-
-
-@pytest.fixture
-def bundled_model(embedder: MiniLMOnnxEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bundled embedder, loaded once for the session, in every core these tests open."""
-
-    async def loaded(*_args: object) -> MiniLMOnnxEmbedder:
-        return embedder
-
-    monkeypatch.setattr(composition, "embedder", loaded)
 
 
 def request(member: Member, place: Place, text: str, *, operator: bool = False) -> Request:

@@ -243,12 +243,8 @@ async def test_faults_in_redis_and_postgresql_lose_nothing_and_double_nothing(
 
 
 async def test_two_hundred_concurrent_requests_get_no_connection_errors(
-    tmp_path: Path, embedder, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, bundled_model: None
 ) -> None:
-    async def loaded(*_args: object) -> object:
-        return embedder
-
-    monkeypatch.setattr(composition, "embedder", loaded)
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None,
         data_dir=tmp_path / "data",

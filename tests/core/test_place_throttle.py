@@ -10,25 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from bot import composition
 from bot.composition import open_core
 from config import Settings
 from core.context import Audience, Member
 from core.course_bot import CourseBot
-from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.replies import Notice
 from core.requests import Place, Request, Response
 from core.throttle import PLACE_THROTTLED_MESSAGE
 
 
 @pytest.fixture
-async def bot(
-    tmp_path: Path, embedder: MiniLMOnnxEmbedder, monkeypatch: pytest.MonkeyPatch
-) -> AsyncIterator[CourseBot]:
-    async def loaded(*_args: object) -> MiniLMOnnxEmbedder:
-        return embedder
-
-    monkeypatch.setattr(composition, "embedder", loaded)
+async def bot(tmp_path: Path, bundled_model: None) -> AsyncIterator[CourseBot]:
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None,
         data_dir=tmp_path / "data",
