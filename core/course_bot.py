@@ -171,7 +171,8 @@ class CourseBot:
     async def _admit(self, request: Request, route: Route, *, throttled: bool) -> Response:
         parsed = request.parsed()
         if throttled and not request.operator:
-            place = None if parsed and parsed.name in _TAPS else _shared_place(request)
+            whispered_tap = parsed is not None and parsed.name in _TAPS and request.place.whisper
+            place = None if whispered_tap else _shared_place(request)
             verdict = await self._throttle.check(request.member.user_id, place)
             if not verdict.allowed:
                 return (
@@ -496,9 +497,11 @@ def _response(replies: Sequence[Reply], *, private: bool) -> Response:
     return Response(tuple(replies), private or any(shows_private_notes(r) for r in replies))
 
 
-# Presses of a quiz's or a deck's buttons: answered to the presser alone from a stored set,
-# with no retrieval or model call. They count against the person's limit only; a class
-# working through a quiz together would otherwise spend its group's.
+# Presses of a quiz's or a deck's buttons, where the platform shows the reply to the presser
+# alone (Discord): answered from a stored set, with no retrieval or model call, and nothing
+# posted to the group. They count against the person's limit only; a class working through
+# a quiz together would otherwise spend its channel's. Elsewhere the reply is seen by the
+# group, so they count like any message.
 _TAPS = frozenset({"pick", "card"})
 
 

@@ -31,9 +31,16 @@ async def bot(tmp_path: Path, bundled_model: None) -> AsyncIterator[CourseBot]:
         yield core
 
 
-def group(chat: str) -> Place:
+def group(chat: str, *, whisper: bool = False) -> Place:
     key = f"chat:{chat}"
-    return Place(Audience.SHARED, chat_id=chat, lookup=(key,), bind_key=key, name="This group")
+    return Place(
+        Audience.SHARED,
+        chat_id=chat,
+        lookup=(key,),
+        bind_key=key,
+        name="This group",
+        whisper=whisper,
+    )
 
 
 async def say(bot: CourseBot, user: str, place: Place, text: str = "/help") -> Response:
@@ -55,9 +62,21 @@ async def test_many_accounts_in_one_group_are_held_back_together(bot: CourseBot)
     assert all("/ask" in r.replies[0].text for r in (direct, other))
 
 
-async def test_quiz_and_card_buttons_do_not_spend_the_groups_limit(bot: CourseBot) -> None:
+async def test_buttons_answered_in_a_whisper_do_not_spend_the_channels_limit(
+    bot: CourseBot,
+) -> None:
+    channel = group("-100", whisper=True)  # a Discord channel: the presser alone sees the reply
     for n in range(3):
-        [reply] = (await say(bot, str(n), group("-100"), "/pick 1 1 A")).replies
+        [reply] = (await say(bot, str(n), channel, "/pick 1 1 A")).replies
         assert reply.text != PLACE_THROTTLED_MESSAGE  # no such quiz: an error, not a throttle
-    helped = [await say(bot, str(n), group("-100")) for n in range(3)]
+    helped = [await say(bot, str(n), channel) for n in range(3)]
     assert all("/ask" in r.replies[0].text for r in helped)
+
+
+async def test_where_the_group_sees_every_reply_buttons_count_like_messages(
+    bot: CourseBot,
+) -> None:
+    for n in range(3):
+        await say(bot, str(n), group("-100"), "/pick 1 1 A")
+    [told] = (await say(bot, "3", group("-100"))).replies
+    assert told.text == PLACE_THROTTLED_MESSAGE
