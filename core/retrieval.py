@@ -88,7 +88,11 @@ class Retriever:
 
     async def retrieve(self, ctx: Context, question: str, k: int = 5) -> list[SearchHit]:
         config = self.config
-        widen = config.rerank or config.reserve_general or config.steer
+        found = Mentions()
+        if config.steer:
+            found = mentions(question, await self.documents.of(ctx.course_id))
+        # More than k only when something reorders them: most questions name no document.
+        widen = config.rerank or config.reserve_general or found.steers
         dense = (await self.embedder.embed([question]))[0].tolist()
         sparse = self.sparse.encode_query(question)
         hits = await self.index.search(
@@ -103,22 +107,20 @@ class Retriever:
         if config.rerank:
             # Every candidate ranked, so a reserved general hit is the reranker's best one.
             hits = await self.reranker.rerank(question, hits, len(hits))
-        if config.steer:
-            found = mentions(question, await self.documents.of(ctx.course_id))
-            if found.steers:
-                wanted = [*found.named, *([found.programme] if found.programme else [])]
-                best = []
-                if wanted:
-                    best = await self.index.search(
-                        ctx,
-                        dense,
-                        sparse,
-                        limit=2 * len(wanted),
-                        mode=config.mode,
-                        candidates=max(config.candidates, k),
-                        documents=wanted,
-                    )
-                hits = steer(hits, best, found)
+        if found.steers:
+            wanted = [*found.named, *([found.programme] if found.programme else [])]
+            best = []
+            if wanted:
+                best = await self.index.search(
+                    ctx,
+                    dense,
+                    sparse,
+                    limit=2 * len(wanted),
+                    mode=config.mode,
+                    candidates=max(config.candidates, k),
+                    documents=wanted,
+                )
+            hits = steer(hits, best, found)
         if config.reserve_general:
             return reserve_general(hits, k)
         return hits[:k]
