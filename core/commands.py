@@ -19,8 +19,9 @@ class CommandSpec:
     role: Role = Role.STUDENT
     # The reply is for the asker alone (ephemeral on Discord): it is about them, or refusals.
     private: bool = False
-    # Shown only where the answer can be kept from the rest of a group.
-    confidential: bool = False
+    # What the reply shows that the rest of a group must not read ("" if nothing): such a
+    # command is answered only where the reply can be kept from them.
+    confidential: str = ""
     # In the help and the menus; unlisted commands are what buttons send.
     listed: bool = True
 
@@ -60,13 +61,18 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("prereq", "a course's whole prerequisite chain and what it unlocks", "CODE|NAME"),
     CommandSpec("courseinfo", "a course's name, credits, semester and prerequisites", "CODE|NAME"),
     CommandSpec(
-        "cantake", "whether your passed courses let you take a course", "CODE|NAME", private=True
+        "cantake",
+        "whether your passed courses let you take a course",
+        "CODE|NAME",
+        private=True,
+        confidential="what your record lets you take",
     ),
     CommandSpec(
         "profile",
         "your semester and passed and failed courses (for /cantake)",
         "[semester N] [passed CODE,CODE] [failed CODE] | clear",
         private=True,
+        confidential="your passed and failed courses",
     ),
     CommandSpec("answer", "answer the current step of your exercise", "ANSWER"),
     CommandSpec("hint", "get a hint for the current step", private=True),
@@ -90,7 +96,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "[--skill S] [--student U] [--csv]",
         Role.MODERATOR,
         private=True,
-        confidential=True,
+        confidential="students' names and answers",
     ),
     CommandSpec("bind", "bind this chat to a course", "COURSE", Role.INSTRUCTOR),
     CommandSpec(

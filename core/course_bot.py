@@ -62,7 +62,7 @@ log = structlog.get_logger(__name__)
 INTERNAL_ERROR = "Something went wrong on my side. The error was logged; please try again later."
 FORGET_USAGE = "Which document? Send /forget DOCUMENT with its file name, as /sources lists it."
 CONFIDENTIAL_HERE = (
-    "/{command} shows students' names and answers, so I only send it where nobody else "
+    "/{command} shows {shows}, so I only send it where nobody else "
     "reads along: ask me in a direct message (after /course {course})."
 )
 HELP_TITLE = "coursebot"
@@ -223,7 +223,11 @@ class CourseBot:
             and spec.confidential
             and not (ctx.private_audience or request.place.whisper)
         ):
-            raise BadInputError(CONFIDENTIAL_HERE.format(command=name, course=ctx.course_id))
+            raise BadInputError(
+                CONFIDENTIAL_HERE.format(
+                    command=name, shows=spec.confidential, course=ctx.course_id
+                )
+            )
         result = await self._handlers[name](request, ctx, argument)
         return _response(result if isinstance(result, list) else [result], private=private)
 
