@@ -5,6 +5,7 @@ document (replaced with it, removed with it); private notes never feed the catal
 from __future__ import annotations
 
 from core.catalog import CourseFact, SourceTable, extract_facts
+from ingestion.chunking import section_label
 from ingestion.documents import BlockKind, LoadedDocument
 
 # Paragraphs read for a stated date when no table gives one (a PDF syllabus's front page).
@@ -17,7 +18,7 @@ def course_facts(document: LoadedDocument, document_id: str) -> list[CourseFact]
             header=block.table.header,
             rows=block.table.rows,
             page=block.page,
-            section=_section_label(block.section, document.title),
+            section=section_label(block.section, document.title),
         )
         for block in document.blocks
         if block.kind is BlockKind.TABLE and block.table is not None
@@ -32,10 +33,3 @@ def course_facts(document: LoadedDocument, document_id: str) -> list[CourseFact]
         title=document.title,
         texts=texts[:_VERSION_TEXTS],
     )
-
-
-def _section_label(path: tuple[str, ...], title: str) -> str:
-    # As chunks name their section (the title heads most paths; the citation names the file).
-    if path and path[0] == title:
-        path = path[1:]
-    return " > ".join(path)

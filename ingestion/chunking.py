@@ -44,7 +44,7 @@ def chunk_document(
 ) -> list[Chunk]:
     chunks: list[Chunk] = []
     for (page, section_path), blocks in _groups(document.blocks):
-        section = _section_label(section_path, document.title)
+        section = section_label(section_path, document.title)
         header = " · ".join(part for part in (course_id, document.title, section) if part)
         budget = max_tokens - _RESERVED_TOKENS - count_tokens(header)
         texts = list(_pack(_pieces(list(blocks), count_tokens, budget), budget))
@@ -78,9 +78,10 @@ def _groups(
             yield (None, section), section_blocks
 
 
-def _section_label(path: tuple[str, ...], title: str) -> str:
-    # The document's own title heads every path in most Markdown files; the citation names
-    # the file already, so keep the part that says where in it.
+def section_label(path: tuple[str, ...], title: str) -> str:
+    """How a citation names a block's section (chunks and catalog facts alike): the document's
+    own title heads every path in most Markdown files and the citation names the file already,
+    so the part that says where in it."""
     if path and path[0] == title:
         path = path[1:]
     return " > ".join(path)
