@@ -91,6 +91,7 @@ class TimedEmbedder:
 class TimedIndex(ChunkIndex):
     def __init__(self, inner: ChunkIndex, watch: Stopwatch) -> None:
         super().__init__(inner.client, inner.collection, inner.dimensions, inner.payload_indexes)
+        self.units = inner.units
         self.watch = watch
 
     async def search(self, *args: Any, **kwargs: Any) -> list[SearchHit]:
@@ -117,25 +118,38 @@ class TimedReranker:
 # --- material -------------------------------------------------------------------------------
 
 
+def save_units(path: Path, units: list[np.ndarray]) -> None:
+    np.savez(path, vectors=np.concatenate(units), counts=[len(u) for u in units])
+
+
+def load_units(path: Path) -> list[np.ndarray]:
+    stored = np.load(path)
+    return np.split(stored["vectors"], np.cumsum(stored["counts"])[:-1])
+
+
 async def source_chunks(
     dataset: Path, embedder: MiniLMOnnxEmbedder
-) -> tuple[list[str], np.ndarray]:
-    """The dataset's chunks as the ingestion pipeline makes them, with their vectors (cached)."""
+) -> tuple[list[str], np.ndarray, list[np.ndarray]]:
+    """The dataset's chunks as the ingestion pipeline makes them, with their vectors and unit
+    vectors (cached)."""
     files = sorted(p for p in (dataset / "courses").rglob("*") if p.is_file())
     key = hashlib.sha256(
         "\n".join(f"{p}:{p.stat().st_size}" for p in files).encode() + embedder.name.encode()
     ).hexdigest()[:16]
     texts_file, vectors_file = CACHE / f"source-{key}.json", CACHE / f"source-{key}.npy"
-    if texts_file.exists() and vectors_file.exists():
-        return json.loads(texts_file.read_text()), np.load(vectors_file)
+    units_file = CACHE / f"source-{key}-units.npz"
+    if texts_file.exists() and vectors_file.exists() and units_file.exists():
+        return json.loads(texts_file.read_text()), np.load(vectors_file), load_units(units_file)
     print(f"ingesting {len(files)} files once to get real chunks (cached in {CACHE})")
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    index = ChunkIndex(AsyncQdrantClient(location=":memory:"), "source", embedder.dimensions, False)
+    index = ChunkIndex(
+        AsyncQdrantClient(location=":memory:"), "source", embedder.dimensions, False, None, True
+    )
     await index.ensure()
     ingestor = Ingestor(index=index, embedder=embedder, sparse=SparseEncoder(), max_bytes=50 << 20)
     for course in sorted(p for p in (dataset / "courses").iterdir() if p.is_dir()):
         await ingestor.ingest(discover([course])[0], course.name)
-    texts, vectors = [], []
+    texts, vectors, units = [], [], []
     offset: Any = None
     while True:
         points, offset = await index.client.scroll(
@@ -143,18 +157,20 @@ async def source_chunks(
             limit=512,
             offset=offset,
             with_payload=[f.TEXT],
-            with_vectors=[f.DENSE],
+            with_vectors=[f.DENSE, f.UNITS],
         )
         for point in points:
             texts.append((point.payload or {})[f.TEXT])
             vectors.append(point.vector[f.DENSE])  # type: ignore[index]
+            units.append(np.asarray(point.vector[f.UNITS], dtype=np.float32))  # type: ignore[index]
         if offset is None:
             break
     await index.close()
     CACHE.mkdir(parents=True, exist_ok=True)
     texts_file.write_text(json.dumps(texts))
     np.save(vectors_file, np.asarray(vectors, dtype=np.float32))
-    return texts, np.asarray(vectors, dtype=np.float32)
+    save_units(units_file, units)
+    return texts, np.asarray(vectors, dtype=np.float32), units
 
 
 def synthetic_chunks(count: int, rng: random.Random) -> list[str]:
@@ -181,10 +197,11 @@ def vary(text: str, copy: int, rng: random.Random) -> str:
 
 async def material(
     args: argparse.Namespace, embedder: MiniLMOnnxEmbedder, rng: random.Random
-) -> tuple[list[str], np.ndarray, list[str], str]:
-    """The course's texts and vectors, the questions, and a line saying how they were made."""
+) -> tuple[list[str], np.ndarray, list[np.ndarray], list[str], str]:
+    """The course's texts, vectors and unit vectors, the questions, and a line saying how
+    they were made."""
     if (args.dataset / "courses").is_dir():
-        base_texts, base_vectors = await source_chunks(args.dataset, embedder)
+        base_texts, base_vectors, base_units = await source_chunks(args.dataset, embedder)
         questions = [
             json.loads(line)["question"]
             for line in (args.dataset / "questions.jsonl").read_text().splitlines()
@@ -193,7 +210,7 @@ async def material(
         origin = f"{len(base_texts)} syllabusqa-dev chunks"
     else:
         base_texts = synthetic_chunks(1000, rng)
-        base_vectors = await embedder.embed(base_texts)
+        base_vectors, base_units = await embedder.embed_with_units(base_texts)
         questions = [f"What {t.split('.')[0].lower()}?" for t in synthetic_chunks(500, rng)]
         origin = "1000 synthetic chunks (no dataset found)"
     rng.shuffle(questions)
@@ -205,32 +222,40 @@ async def material(
     picks = picks[: args.chunks]
     texts = [vary(base_texts[i], copy, rng) for copy, i in picks]
     if args.exact:
-        vectors = await exact_vectors(texts, embedder)
+        vectors, units = await exact_vectors(texts, embedder)
         how = f"{origin} repeated with variations to {len(texts)}, every one embedded"
     else:
-        noise = np.random.default_rng(0).normal(0, NOISE, (len(texts), embedder.dimensions))
-        vectors = (
-            base_vectors[[i for _, i in picks]]
-            + noise * np.array([c > 0 for c, _ in picks])[:, None]
-        )
+        noise = np.random.default_rng(0)
+        vectors = base_vectors[[i for _, i in picks]] + np.array([c > 0 for c, _ in picks])[
+            :, None
+        ] * noise.normal(0, NOISE, (len(texts), embedder.dimensions))
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        units = [
+            base_units[i] + (copy > 0) * noise.normal(0, NOISE, base_units[i].shape)
+            for copy, i in picks
+        ]
+        units = [u / np.linalg.norm(u, axis=1, keepdims=True) for u in units]
         how = (
-            f"{origin} repeated with variations to {len(texts)}; copies' vectors = original "
-            f"+ Gaussian noise (sigma {NOISE}/dim), not re-embedded (--exact embeds them)"
+            f"{origin} repeated with variations to {len(texts)}; copies' vectors (chunk and "
+            f"unit) = original + Gaussian noise (sigma {NOISE}/dim), not re-embedded (--exact "
+            "embeds them)"
         )
-    return texts, vectors.astype(np.float32), questions[: args.queries + WARMUP], how
+    return texts, vectors.astype(np.float32), units, questions[: args.queries + WARMUP], how
 
 
-async def exact_vectors(texts: list[str], embedder: MiniLMOnnxEmbedder) -> np.ndarray:
+async def exact_vectors(
+    texts: list[str], embedder: MiniLMOnnxEmbedder
+) -> tuple[np.ndarray, list[np.ndarray]]:
     key = hashlib.sha256("\x00".join(texts).encode() + embedder.name.encode()).hexdigest()[:16]
-    cached = CACHE / f"exact-{key}.npy"
-    if cached.exists():
-        return np.load(cached)
+    cached, cached_units = CACHE / f"exact-{key}.npy", CACHE / f"exact-{key}-units.npz"
+    if cached.exists() and cached_units.exists():
+        return np.load(cached), load_units(cached_units)
     print(f"embedding {len(texts)} chunks (cached in {cached})")
-    vectors = await embedder.embed(texts)
+    vectors, units = await embedder.embed_with_units(texts)
     CACHE.mkdir(parents=True, exist_ok=True)
     np.save(cached, vectors)
-    return vectors
+    save_units(cached_units, units)
+    return vectors, units
 
 
 async def build_index(
@@ -239,13 +264,16 @@ async def build_index(
     payload_indexes: bool,
     texts: list[str],
     vectors: np.ndarray,
+    units: list[np.ndarray],
 ) -> ChunkIndex:
     collection = f"coursebot-bench-{uuid.uuid4().hex[:8]}" if server else "bench"
-    index = ChunkIndex(client, collection, vectors.shape[1], payload_indexes=payload_indexes)
+    index = ChunkIndex(
+        client, collection, vectors.shape[1], payload_indexes=payload_indexes, unit_vectors=True
+    )
     await index.ensure()
     sparse = SparseEncoder()
     batch: list[models.PointStruct] = []
-    for n, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
+    for n, (text, vector, unit_vectors) in enumerate(zip(texts, vectors, units, strict=True)):
         terms = sparse.encode_document(text)
         document = n // 40
         batch.append(
@@ -253,6 +281,7 @@ async def build_index(
                 id=str(uuid.UUID(int=n + 1)),
                 vector={
                     f.DENSE: vector.tolist(),
+                    f.UNITS: unit_vectors.tolist(),
                     f.SPARSE: models.SparseVector(indices=terms.indices, values=terms.values),
                 },
                 payload={
@@ -311,7 +340,8 @@ async def time_variant(
             question = await rewriter.standalone(question, previous)
             watch.add("rewrite", started)
         started = time.perf_counter()
-        hits = await retriever.retrieve(ctx, question, k=5)
+        # The answer path asks for the units' scores (the extractive answerer reads them).
+        hits = await retriever.retrieve(ctx, question, k=5, unit_scores=answer)
         total = (time.perf_counter() - started) * 1000
         if answer:
             started = time.perf_counter()
@@ -371,7 +401,7 @@ async def run(args: argparse.Namespace) -> None:
         if args.reranker_model
         else EmbeddingReranker(embedder)
     )
-    texts, vectors, questions, how = await material(args, embedder, rng)
+    texts, vectors, units, questions, how = await material(args, embedder, rng)
     variants = args.variant or [DEFAULT_VARIANT, counterpart(DEFAULT_VARIANT)]
     with tempfile.TemporaryDirectory(prefix="coursebot-bench-") as tmp:
         server = args.qdrant_url is not None
@@ -385,7 +415,7 @@ async def run(args: argparse.Namespace) -> None:
         # Payload indexes as the composition root sets them: everywhere but local mode.
         indexed = server or args.engine == "edge"
         started = time.perf_counter()
-        index = await build_index(client, server, indexed, texts, vectors)
+        index = await build_index(client, server, indexed, texts, vectors, units)
         built = time.perf_counter() - started
         print(f"material: {how}")
         print(f"index: Qdrant {where}, {len(texts)} chunks in one course, built in {built:.1f}s")

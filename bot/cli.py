@@ -444,11 +444,12 @@ def define_reindex(reindex: argparse.ArgumentParser) -> None:
 
 async def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
     from bot.composition import embedder, ollama_client, open_index
+    from core.embedding.embedder import writes_units
     from ingestion.reindex import reindex_course
 
     dense = await embedder(settings, ollama_client(settings))
     # Opened without the embedder check: this command is how a mismatch is resolved.
-    index = await open_index(settings, dense.dimensions)
+    index = await open_index(settings, dense.dimensions, unit_vectors=writes_units(dense))
     try:
         recorded = await index.embedders()
         courses = args.course or sorted(c for c, who in recorded.items() if who != dense.identity)

@@ -24,7 +24,7 @@ from core.course_bot import CourseBot
 from core.courses import CourseRegistry
 from core.courses.access import CourseAccess
 from core.database import open_database
-from core.embedding.embedder import Embedder
+from core.embedding.embedder import Embedder, writes_units
 from core.embedding.minilm_onnx import bundled_embedder
 from core.embedding.ollama_embedder import OllamaEmbedder
 from core.exercises import Grader, SymbolicChecker
@@ -91,9 +91,13 @@ def reranker(settings: Settings, dense: Embedder) -> Reranker:
 
 
 async def open_index(
-    settings: Settings, dimensions: int, embedder_id: str | None = None
+    settings: Settings,
+    dimensions: int,
+    embedder_id: str | None = None,
+    unit_vectors: bool = False,
 ) -> ChunkIndex:
-    """The configured index; with `embedder_id`, refused when another embedder wrote it."""
+    """The configured index; with `embedder_id`, refused when another embedder wrote it;
+    `unit_vectors` when the embedder makes them (a new collection is created to hold them)."""
     index = ChunkIndex(
         qdrant_client(settings),
         settings.qdrant_collection,
@@ -102,6 +106,7 @@ async def open_index(
         # Edge filters through them like a server: ~3 ms instead of ~60-150 ms per filtered
         # query on 10,000 chunks. Only local mode goes without (it scans, and warns).
         payload_indexes=settings.qdrant_url is not None or settings.qdrant_embedded == "edge",
+        unit_vectors=unit_vectors,
     )
     try:
         await index.ensure()
@@ -184,7 +189,7 @@ async def open_assembly(
     dense = await embedder(settings, llm)
     async with AsyncExitStack() as cleanup:
         # Whatever was opened is closed again if a later engine fails to start.
-        index = await open_index(settings, dense.dimensions, dense.identity)
+        index = await open_index(settings, dense.dimensions, dense.identity, writes_units(dense))
         cleanup.push_async_callback(index.close)
         sessions = session_store(settings)
         cleanup.push_async_callback(sessions.close)

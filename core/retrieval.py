@@ -3,7 +3,9 @@ Qdrant (the tenant filter inside each prefetch), fuse, optionally rerank, keep t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from core.context import Context
 from core.documents import DocumentDirectory, Mentions, mentions
@@ -59,6 +61,10 @@ VARIANTS: dict[str, RetrievalConfig] = {
     "rrf+rerank+general": RetrievalConfig(mode=SearchMode.RRF, rerank=True, reserve_general=True),
     "dbsf+rerank+general": RetrievalConfig(mode=SearchMode.DBSF, rerank=True, reserve_general=True),
 }
+# Those figures are from chunk vectors alone. With unit vectors (late chunking: the dense
+# side scores a chunk by its best sentence or list item), syllabusqa-dev at the default
+# 4,000-character budget: dense 0.865 (chunk vectors: 0.796), sparse 0.860, rrf 0.884, the
+# default 0.884 (0.871 with chunk vectors).
 # dbsf+documents: the same fusion steered by the documents a question names; on fpt-bit-ai
 # (64 documents in one course, 27 answerable questions, 4,000-character budget) source_hit@5
 # 1.000 and mrr@10 0.873 against dbsf's 0.926 and 0.762; on syllabusqa-dev (one document per
@@ -86,7 +92,35 @@ class Retriever:
         self.reranker: Reranker = reranker or EmbeddingReranker(embedder)
         self.documents = documents or DocumentDirectory(index)
 
-    async def retrieve(self, ctx: Context, question: str, k: int = 5) -> list[SearchHit]:
+    async def retrieve(
+        self, ctx: Context, question: str, k: int = 5, unit_scores: bool = False
+    ) -> list[SearchHit]:
+        """The top k hits; with `unit_scores`, each carries its matched chunk's units scored
+        against the question (where the index keeps unit vectors), for the extractive
+        answerer."""
+        hits, dense = await self._ranked(ctx, question, k)
+        if unit_scores:
+            hits = await self._with_unit_scores(ctx, hits, dense)
+        return hits
+
+    async def _with_unit_scores(
+        self, ctx: Context, hits: list[SearchHit], dense: list[float]
+    ) -> list[SearchHit]:
+        units = await self.index.unit_vectors(ctx, [hit.chunk.id for hit in hits])
+        if not units:
+            return hits
+        query = np.asarray(dense, dtype=np.float32)
+        scored = []
+        for hit in hits:
+            texts, vectors = units.get(hit.chunk.id, ([], np.zeros((0, len(dense)))))
+            similarity = vectors @ query
+            ranked = sorted(zip(texts, similarity.tolist(), strict=True), key=lambda u: -u[1])
+            scored.append(replace(hit, unit_scores=tuple(ranked)))
+        return scored
+
+    async def _ranked(
+        self, ctx: Context, question: str, k: int
+    ) -> tuple[list[SearchHit], list[float]]:
         config = self.config
         found = Mentions()
         if config.steer:
@@ -122,8 +156,8 @@ class Retriever:
                 )
             hits = steer(hits, best, found)
         if config.reserve_general:
-            return reserve_general(hits, k)
-        return hits[:k]
+            return reserve_general(hits, k), dense
+        return hits[:k], dense
 
 
 def steer(ranked: list[SearchHit], named: list[SearchHit], found: Mentions) -> list[SearchHit]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from core.embedding.embedder import Embedder
+from core.embedding.embedder import Embedder, UnitEmbedder
 from core.index import ChunkIndex
 from core.index.chunk_index import REINDEXING
 
@@ -46,8 +46,12 @@ async def reindex_course(
     await index.record_embedder(course_id, REINDEXING + identity)
     done = approximated = 0
     async for chunks in index.stored_chunks(course_id, REINDEX_BATCH):
-        vectors = await embedder.embed([chunk.embed_text for chunk in chunks])
-        await index.replace_dense(chunks, vectors)
+        texts = [chunk.embed_text for chunk in chunks]
+        if index.units and isinstance(embedder, UnitEmbedder):
+            vectors, units = await embedder.embed_with_units(texts)
+            await index.replace_dense(chunks, vectors, units)
+        else:
+            await index.replace_dense(chunks, await embedder.embed(texts))
         done += len(chunks)
         approximated += sum(not chunk.exact for chunk in chunks)
         if on_progress is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -22,3 +22,17 @@ class Embedder(Protocol):
 
     def count_tokens(self, text: str) -> int:
         """How many of the model's input tokens `text` takes (text past max_tokens is unseen)."""
+
+
+@runtime_checkable
+class UnitEmbedder(Embedder, Protocol):
+    """An embedder that also gives each text's unit vectors (late chunking,
+    `core.embedding.late_chunking`) from the same forward pass. The index stores them where
+    the embedder can make them, and retrieval scores a chunk by its best unit."""
+
+    async def embed_with_units(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """`embed`'s rows, and per text its unit vectors (units x dimensions, unit length)."""
+
+
+def writes_units(embedder: Embedder) -> bool:
+    return isinstance(embedder, UnitEmbedder)

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from core.embedding.late_chunking import pool_units, unit_spans
 from core.embedding.token_counter import TokenCounter, load_tokenizer
 
 MAX_TOKENS = 256
@@ -126,23 +127,44 @@ class MiniLMOnnxEmbedder:
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
+        async with self._lock():
+            return await asyncio.to_thread(self.embed_sync, list(texts))
+
+    async def embed_with_units(self, texts: Sequence[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The texts' vectors (as `embed`) and, from the same forward passes, each text's unit
+        vectors (`core.embedding.late_chunking`)."""
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32), []
+        async with self._lock():
+            return await asyncio.to_thread(self.embed_with_units_sync, list(texts))
+
+    def _lock(self) -> asyncio.Lock:
         loop = asyncio.get_running_loop()
         lock = self._locks.get(loop)
         if lock is None:
             lock = self._locks[loop] = asyncio.Lock()
-        async with lock:
-            return await asyncio.to_thread(self.embed_sync, list(texts))
+        return lock
 
     def embed_sync(self, texts: list[str]) -> np.ndarray:
+        return self._embed_batches(texts, units=False)[0]
+
+    def embed_with_units_sync(self, texts: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
+        return self._embed_batches(texts, units=True)
+
+    def _embed_batches(self, texts: list[str], units: bool) -> tuple[np.ndarray, list[np.ndarray]]:
         # Sorting by length keeps padding small inside each batch.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        unit_vectors: list[np.ndarray] = [out[:0]] * len(texts)
         for start in range(0, len(order), BATCH_SIZE):
             batch = order[start : start + BATCH_SIZE]
-            out[batch] = self._run([texts[i] for i in batch])
-        return out
+            pooled, pooled_units = self._run([texts[i] for i in batch], units)
+            out[batch] = pooled
+            for i, vectors in zip(batch, pooled_units, strict=False):
+                unit_vectors[i] = vectors
+        return out, unit_vectors if units else []
 
-    def _run(self, texts: list[str]) -> np.ndarray:
+    def _run(self, texts: list[str], units: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
         encodings = self._tokenizer.encode_batch(texts)
         width = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(texts), width), dtype=np.int64)
@@ -155,7 +177,14 @@ class MiniLMOnnxEmbedder:
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        pooled = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        if not units:
+            return pooled, []
+        per_text = [
+            pool_units(hidden[row, : len(e.ids)], e.offsets, unit_spans(text))
+            for row, (e, text) in enumerate(zip(encodings, texts, strict=True))
+        ]
+        return pooled, per_text
 
 
 def bundled_embedder(choice: str, threads: int | None = None) -> MiniLMOnnxEmbedder:

@@ -14,15 +14,20 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import numpy as np
+import structlog
 from qdrant_client import AsyncQdrantClient, models
 
 from core.context import Context
 from core.documents.identity import DocumentIdentity
+from core.embedding.late_chunking import unit_spans
 from core.index import fields as f
 from core.index.edge_client import EdgeQdrantClient
 from core.index.payload import ChunkRecord, DocumentSummary
 from core.index.sparse import SparseVector
 from core.index.tenant import course_filter, maintenance_scope, tenant_filter
+
+log = structlog.get_logger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +36,9 @@ class SearchHit:
     score: float
     # The stored dense vector, when the search asked for it (`with_vectors=True`).
     vector: tuple[float, ...] | None = field(default=None, compare=False, repr=False)
+    # The matched chunk's units (late chunking) with their similarity to the question, best
+    # unit first, when retrieval was asked for them (`Retriever.retrieve(unit_scores=True)`).
+    unit_scores: tuple[tuple[str, float], ...] = field(default=(), compare=False, repr=False)
 
 
 GUIDED_EXERCISE_KIND = "guided_exercise"
@@ -102,6 +110,7 @@ class ChunkIndex:
         dimensions: int,
         payload_indexes: bool = True,
         embedder_id: str | None = None,
+        unit_vectors: bool = False,
     ) -> None:
         self.client = client
         self.collection = collection
@@ -111,6 +120,10 @@ class ChunkIndex:
         # The embedder whose vectors are written and searched; None = not checked or recorded
         # (tests, benchmarks, `coursebot reindex`, which records by itself).
         self.embedder_id = embedder_id
+        # Whether chunks carry unit vectors (the embedder makes them) and the dense side of a
+        # search scores a chunk by its best unit. A collection created without them keeps
+        # the chunk vectors alone (`ensure` finds out).
+        self.units = unit_vectors
         self._recorded: dict[str, str] = {}
         # Writes this process made, per course ("" counts deletions by point id, course
         # unknown): caches of what a course holds compare it to know they are stale.
@@ -128,11 +141,20 @@ class ChunkIndex:
             if self.embedder_id is not None:
                 await self._check_embedder(self.embedder_id)
             return
+        vectors = {
+            f.DENSE: models.VectorParams(size=self.dimensions, distance=models.Distance.COSINE)
+        }
+        if self.units:
+            vectors[f.UNITS] = models.VectorParams(
+                size=self.dimensions,
+                distance=models.Distance.COSINE,
+                multivector_config=models.MultiVectorConfig(
+                    comparator=models.MultiVectorComparator.MAX_SIM
+                ),
+            )
         await self.client.create_collection(
             self.collection,
-            vectors_config={
-                f.DENSE: models.VectorParams(size=self.dimensions, distance=models.Distance.COSINE)
-            },
+            vectors_config=vectors,
             sparse_vectors_config={
                 f.SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)
             },
@@ -146,6 +168,13 @@ class ChunkIndex:
         info = await self.client.get_collection(self.collection)
         vectors = info.config.params.vectors
         size = vectors[f.DENSE].size if isinstance(vectors, dict) else None
+        if self.units and not (isinstance(vectors, dict) and f.UNITS in vectors):
+            log.info(
+                "the collection was created without unit vectors: chunks are searched by "
+                "their pooled vectors (ingest into a new collection for unit search)",
+                collection=self.collection,
+            )
+            self.units = False
         if size != self.dimensions:
             raise IndexMismatchError(
                 f"the Qdrant collection '{self.collection}' holds {size}-dimension vectors but "
@@ -225,11 +254,19 @@ class ChunkIndex:
             if offset is None:
                 return
 
-    async def replace_dense(self, chunks: Sequence[StoredChunk], vectors: Sequence[Any]) -> None:
-        """Write `chunks` back with new dense vectors, payload and sparse vector unchanged."""
+    async def replace_dense(
+        self,
+        chunks: Sequence[StoredChunk],
+        vectors: Sequence[Any],
+        units: Sequence[np.ndarray] = (),
+    ) -> None:
+        """Write `chunks` back with new dense vectors (and unit vectors, where the index keeps
+        them), payload and sparse vector unchanged."""
         points = []
-        for chunk, dense in zip(chunks, vectors, strict=True):
+        for number, (chunk, dense) in enumerate(zip(chunks, vectors, strict=True)):
             vector: dict[str, Any] = {f.DENSE: [float(x) for x in dense]}
+            if self.units and units:
+                vector[f.UNITS] = units[number].tolist()
             if chunk.sparse is not None:
                 vector[f.SPARSE] = chunk.sparse
             points.append(models.PointStruct(id=chunk.id, vector=vector, payload=chunk.payload))
@@ -261,8 +298,11 @@ class ChunkIndex:
         )
         scope = tenant_filter(ctx, *within)
         sparse_query = models.SparseVector(indices=sparse.indices, values=sparse.values)
+        # With unit vectors, a chunk's dense score is its best unit's (MaxSim of one vector).
+        dense_query: list[Any] = [list(dense)] if self.units else list(dense)
+        dense_using = f.UNITS if self.units else f.DENSE
         if mode is SearchMode.DENSE:
-            kwargs: dict[str, Any] = {"query": list(dense), "using": f.DENSE}
+            kwargs: dict[str, Any] = {"query": dense_query, "using": dense_using}
         elif mode is SearchMode.SPARSE:
             kwargs = {"query": sparse_query, "using": f.SPARSE}
         else:
@@ -270,7 +310,7 @@ class ChunkIndex:
             kwargs = {
                 "prefetch": [
                     models.Prefetch(
-                        query=list(dense), using=f.DENSE, filter=scope, limit=candidates
+                        query=dense_query, using=dense_using, filter=scope, limit=candidates
                     ),
                     models.Prefetch(
                         query=sparse_query, using=f.SPARSE, filter=scope, limit=candidates
@@ -294,6 +334,31 @@ class ChunkIndex:
             )
             for p in response.points
         ]
+
+    async def unit_vectors(
+        self, ctx: Context, ids: Sequence[str]
+    ) -> dict[str, tuple[list[str], np.ndarray]]:
+        """Point id -> its units' texts and vectors (in the same order), for the given points
+        the user may see; empty without unit vectors."""
+        if not self.units or not ids:
+            return {}
+        points, _ = await self.client.scroll(
+            self.collection,
+            scroll_filter=tenant_filter(ctx, models.HasIdCondition(has_id=list(ids))),
+            limit=len(ids),
+            with_payload=models.PayloadSelectorInclude(include=[f.EMBED_TEXT]),
+            with_vectors=[f.UNITS],
+        )
+        found = {}
+        for point in points:
+            vectors = point.vector.get(f.UNITS) if isinstance(point.vector, dict) else None
+            text = (point.payload or {}).get(f.EMBED_TEXT)
+            if vectors is None or not text:
+                continue
+            # pool_units leaves out only the spans past the model's truncation, at the end.
+            texts = [text[start:end] for start, end in unit_spans(text)][: len(vectors)]
+            found[str(point.id)] = (texts, np.asarray(vectors, dtype=np.float32)[: len(texts)])
+        return found
 
     async def document_identities(self, course_id: str) -> dict[str, DocumentIdentity]:
         """document id -> identity of the course's public documents (read from each

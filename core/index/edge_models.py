@@ -82,8 +82,15 @@ def edge_config(
 
 
 def _vector_params(params: models.VectorParams) -> edge.EdgeVectorParams:
-    _only(params, {"size", "distance"})
-    return edge.EdgeVectorParams(size=params.size, distance=_DISTANCES[params.distance])
+    _only(params, {"size", "distance", "multivector_config"})
+    multivector = None
+    if params.multivector_config is not None:
+        if params.multivector_config.comparator != models.MultiVectorComparator.MAX_SIM:
+            raise UntranslatableModelError("multivector comparator", params.multivector_config)
+        multivector = edge.MultiVectorConfig(comparator=edge.MultiVectorComparator.MaxSim)
+    return edge.EdgeVectorParams(
+        size=params.size, distance=_DISTANCES[params.distance], multivector_config=multivector
+    )
 
 
 def _sparse_params(params: models.SparseVectorParams) -> edge.EdgeSparseVectorParams:
@@ -254,15 +261,16 @@ def point(source: models.PointStruct) -> edge.Point:
     return edge.Point(id=point_id(source.id), vector=named, payload=source.payload)
 
 
-def _vector(value: object, what: str) -> list[float] | edge.SparseVector:
-    """A dense vector (list or numpy array of numbers) or a SparseVector; nothing else."""
+def _vector(value: object, what: str) -> list[float] | list[list[float]] | edge.SparseVector:
+    """A dense vector or multivector (lists or numpy arrays of numbers) or a SparseVector;
+    nothing else."""
     if isinstance(value, models.SparseVector):
         return edge.SparseVector(indices=list(value.indices), values=list(value.values))
     # A str or int here would be a point id to search by, which is not translated.
     if isinstance(value, list | np.ndarray):
         # One numpy pass: a per-element check costs ~1 ms on a 384-d query.
         dense = np.asarray(value)
-        if dense.ndim == 1 and dense.dtype.kind in "fiu":
+        if dense.ndim in (1, 2) and dense.size and dense.dtype.kind in "fiu":
             return dense.astype(np.float32).tolist()
     raise UntranslatableModelError(what, value)
 

@@ -6,6 +6,9 @@ from enum import StrEnum
 
 DENSE = "dense"
 SPARSE = "sparse"
+# One vector per unit of the chunk (late chunking), searched by MaxSim: only where the
+# embedder makes them (core.embedding.late_chunking).
+UNITS = "units"
 
 COURSE_ID = "course_id"
 DOCUMENT_ID = "document_id"

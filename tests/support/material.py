@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from qdrant_client import models
 
-from core.embedding.embedder import Embedder
+from core.embedding.embedder import Embedder, UnitEmbedder
 from core.index import ChunkIndex, SparseEncoder, Visibility
 from core.index import fields as f
 
@@ -24,19 +24,27 @@ class Passage:
 
 
 async def add_passages(index: ChunkIndex, embedder: Embedder, passages: list[Passage]) -> None:
-    dense = await embedder.embed([p.text for p in passages])
+    texts = [p.text for p in passages]
+    units: list = []
+    if index.units and isinstance(embedder, UnitEmbedder):  # as ingestion writes them
+        dense, units = await embedder.embed_with_units(texts)
+    else:
+        dense = await embedder.embed(texts)
     sparse = SparseEncoder()
     points = []
     for n, (passage, vector) in enumerate(zip(passages, dense, strict=True)):
         terms = sparse.encode_document(passage.text)
         visibility = Visibility.PRIVATE if passage.owner_id else Visibility.PUBLIC
+        named: dict[str, object] = {
+            f.DENSE: vector.tolist(),
+            f.SPARSE: models.SparseVector(indices=terms.indices, values=terms.values),
+        }
+        if units:
+            named[f.UNITS] = units[n].tolist()
         points.append(
             models.PointStruct(
                 id=str(uuid.uuid4()),
-                vector={
-                    f.DENSE: vector.tolist(),
-                    f.SPARSE: models.SparseVector(indices=terms.indices, values=terms.values),
-                },
+                vector=named,
                 payload={
                     f.COURSE_ID: passage.course_id,
                     f.DOCUMENT_ID: f"{passage.course_id}/{passage.file_name}",
