@@ -72,7 +72,9 @@ class QuestionAnswering:
         return answer
 
     async def _from_material(self, ctx: Context, question: str) -> Answer:
-        hits = pack(await self.retriever.retrieve(ctx, question, k=self.k), self.context_chars)
+        # Unit scores: the extractive answerer (the default, and the LLM's fallback) reads them.
+        ranked = await self.retriever.retrieve(ctx, question, k=self.k, unit_scores=True)
+        hits = pack(ranked, self.context_chars)
         try:
             return await self.answerer.answer(question, hits)
         except LlmUnavailableError:

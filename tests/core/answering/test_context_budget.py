@@ -114,7 +114,9 @@ class StubRetriever:
         self.hits = hits
         self.asked_k: int | None = None
 
-    async def retrieve(self, ctx: Context, question: str, k: int = 5) -> list[SearchHit]:
+    async def retrieve(
+        self, ctx: Context, question: str, k: int = 5, unit_scores: bool = False
+    ) -> list[SearchHit]:
         self.asked_k = k
         return self.hits[:k]
 

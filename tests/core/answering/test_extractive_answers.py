@@ -5,6 +5,7 @@ line breaks), never a bare heading, each once, within about 600 characters."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 from support.asking import ask
@@ -191,3 +192,17 @@ async def test_the_demo_questions_show_the_fact_on_the_sample_course(sample_bot:
     graded = await ask(sample_bot, "How is the course graded?", course="sample")
     assert "Component: Homework; Weight: 20%" in graded.text
     assert "Component: Midterm exam; Weight: 30%" in graded.text
+
+
+async def test_of_two_sentences_with_the_same_words_the_one_closer_in_meaning_comes_first() -> None:
+    """Retrieval's unit scores (late chunking) break what the words alone cannot: both
+    sentences hold "office" and "hours"; the stored units say which one answers."""
+    text = (
+        "Office hours may move in exam weeks; check the portal for office hours.\n\n"
+        "Office hours are on Tuesdays from 2 to 4 pm in room 210."
+    )
+    moved, weekly = text.split("\n\n")
+    plain = passage(text)
+    scored = replace(plain, unit_scores=((weekly, 0.71), (moved, 0.42)))
+    assert (await answer("When are office hours?", plain)).text.startswith(f"“{moved}”")
+    assert (await answer("When are office hours?", scored)).text.startswith(f"“{weekly}”")

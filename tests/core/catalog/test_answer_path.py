@@ -18,7 +18,9 @@ class RecordingRetriever:
     def __init__(self) -> None:
         self.questions: list[str] = []
 
-    async def retrieve(self, ctx: Context, question: str, k: int = 5) -> list[SearchHit]:
+    async def retrieve(
+        self, ctx: Context, question: str, k: int = 5, unit_scores: bool = False
+    ) -> list[SearchHit]:
         self.questions.append(question)
         return []
 
