@@ -4,6 +4,7 @@ keeps them, and a collection created before them is still searched by its chunk 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import numpy as np
@@ -68,16 +69,26 @@ async def dense_score(index: ChunkIndex, embedder: MiniLMOnnxEmbedder) -> float:
     return hit.score
 
 
+@pytest.fixture
+async def with_units(
+    engine: str, tmp_path: Path, embedder: MiniLMOnnxEmbedder
+) -> AsyncIterator[ChunkIndex]:
+    """An index keeping unit vectors, with the policies ingested."""
+    index = await opened(engine, tmp_path, embedder.dimensions, unit_vectors=True)
+    await ingest(index, embedder, tmp_path)
+    yield index
+    await index.close()
+
+
 async def stored(index: ChunkIndex) -> models.Record:
     [point], _ = await index.client.scroll(COLLECTION, limit=10, with_vectors=True)
     return point
 
 
 async def test_a_chunk_is_scored_by_its_best_unit(
-    engine: str, tmp_path: Path, embedder: MiniLMOnnxEmbedder
+    with_units: ChunkIndex, embedder: MiniLMOnnxEmbedder
 ) -> None:
-    index = await opened(engine, tmp_path, embedder.dimensions, unit_vectors=True)
-    await ingest(index, embedder, tmp_path)
+    index = with_units
     point = await stored(index)
     units = np.asarray(point.vector[f.UNITS])
     [pooled], [expected] = await embedder.embed_with_units([point.payload[f.EMBED_TEXT]])
@@ -86,20 +97,17 @@ async def test_a_chunk_is_scored_by_its_best_unit(
     score = await dense_score(index, embedder)
     assert score == pytest.approx(float((units @ query).max()), abs=1e-4)
     assert score > float(pooled @ query) + 0.1  # not the chunk vector's score
-    await index.close()
 
 
 async def test_reindexing_writes_the_unit_vectors_again(
-    engine: str, tmp_path: Path, embedder: MiniLMOnnxEmbedder
+    with_units: ChunkIndex, embedder: MiniLMOnnxEmbedder
 ) -> None:
-    index = await opened(engine, tmp_path, embedder.dimensions, unit_vectors=True)
-    await ingest(index, embedder, tmp_path)
+    index = with_units
     before = np.asarray((await stored(index)).vector[f.UNITS])
     await reindex_course(index, embedder, embedder.identity, COURSE)
     after = await stored(index)
     assert np.allclose(np.asarray(after.vector[f.UNITS]), before, atol=1e-5)
     assert after.vector[f.SPARSE].indices
-    await index.close()
 
 
 async def test_a_collection_created_without_units_is_searched_by_chunk_vectors(
@@ -119,10 +127,9 @@ async def test_a_collection_created_without_units_is_searched_by_chunk_vectors(
 
 
 async def test_retrieval_hands_the_answerer_each_hits_units_scored_within_the_askers_scope(
-    engine: str, tmp_path: Path, embedder: MiniLMOnnxEmbedder
+    with_units: ChunkIndex, embedder: MiniLMOnnxEmbedder
 ) -> None:
-    index = await opened(engine, tmp_path, embedder.dimensions, unit_vectors=True)
-    await ingest(index, embedder, tmp_path)
+    index = with_units
     retriever = Retriever(index, embedder, SparseEncoder())
     ctx = Context(platform="test", course_id=COURSE, user_id="ana", audience=Audience.PRIVATE)
     [plain] = await retriever.retrieve(ctx, QUESTION, k=1)
@@ -136,4 +143,3 @@ async def test_retrieval_hands_the_answerer_each_hits_units_scored_within_the_as
     )  # one a sentence, the header read with the first
     other = Context(platform="test", course_id="biology", user_id="ana")
     assert await index.unit_vectors(other, [hit.chunk.id]) == {}
-    await index.close()
