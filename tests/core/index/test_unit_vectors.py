@@ -143,3 +143,16 @@ async def test_retrieval_hands_the_answerer_each_hits_units_scored_within_the_as
     )  # one a sentence, the header read with the first
     other = Context(platform="test", course_id="biology", user_id="ana")
     assert await index.unit_vectors(other, [hit.chunk.id]) == {}
+
+
+async def test_a_reopened_collection_keeps_searching_by_units(
+    engine: str, tmp_path: Path, embedder: MiniLMOnnxEmbedder
+) -> None:
+    first = await opened(engine, tmp_path, embedder.dimensions, unit_vectors=True)
+    await ingest(first, embedder, tmp_path)
+    score = await dense_score(first, embedder)
+    await first.close()
+    again = await opened(engine, tmp_path, embedder.dimensions, unit_vectors=True)
+    assert again.units
+    assert await dense_score(again, embedder) == pytest.approx(score, abs=1e-5)
+    await again.close()
