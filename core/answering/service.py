@@ -4,6 +4,7 @@ cited answer or an abstention; either way the turn is remembered for the next fo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
@@ -29,7 +30,9 @@ class Answerer(Protocol):
 class FactAnswerer(Protocol):
     """Exact answers from structured facts (`core.catalog.CatalogDesk`); None: not for me."""
 
-    async def answer(self, ctx: Context, question: str) -> Answer | None: ...
+    async def answer(
+        self, ctx: Context, question: str, earlier: Sequence[str] = ()
+    ) -> Answer | None: ...
 
 
 class QuestionAnswering:
@@ -61,10 +64,14 @@ class QuestionAnswering:
         # Prerequisites, credits, semesters and "can I take X?" are answered exactly from the
         # catalog's tables, read in the student's own words: the fallback rewrite prefixes a
         # follow-up with the question before it, which would name two courses.
-        answer = await self.facts.answer(ctx, question) if self.facts is not None else None
+        turns = await self.memory.recent(ctx)
+        answer = None
+        if self.facts is not None:
+            # The earlier questions let "and for DAT301m?" ask what the one before it asked.
+            answer = await self.facts.answer(ctx, question, [t.question for t in turns])
         standalone = question
         if answer is None:
-            standalone = await self.rewriter.standalone(question, await self.memory.recent(ctx))
+            standalone = await self.rewriter.standalone(question, turns)
             answer = await self._from_material(ctx, standalone)
         # A fact answered is remembered too: "what is it about?" after "what does AIL303m
         # require?" is about AIL303m.

@@ -12,7 +12,7 @@ import structlog
 from core.catalog.codes import CODE_IN_TEXT, Kind, Prerequisites, Requirement, fold
 from core.catalog.extract import CourseFact
 from core.catalog.graph import Catalog, Course, Eligibility, Outcome
-from core.catalog.intent import Asked, CatalogQuestion, asks_catalog, read_question
+from core.catalog.intent import Asked, CatalogQuestion, asks_catalog, carried_over, read_question
 from core.catalog.profile import PROFILE_USAGE, StudentProfile, parse_profile
 from core.catalog.store import CatalogStore
 from core.context import Context
@@ -98,14 +98,18 @@ class CatalogDesk:
 
     # Questions in plain words -----------------------------------------------------------------
 
-    async def answer(self, ctx: Context, question: str) -> Answer | None:
+    async def answer(
+        self, ctx: Context, question: str, earlier: Sequence[str] = ()
+    ) -> Answer | None:
         """The catalog's answer when the question names a course and asks what the catalog
-        knows; None sends it on to retrieval. The database is read only when the words ask."""
-        if not asks_catalog(question):
+        knows (or is an elided follow-up, "and for DAT301m?", of one that asked: `earlier`
+        holds the conversation's questions before it); None sends it on to retrieval. The
+        database is read only when the words ask."""
+        if not (asks_catalog(question) or carried_over(question, earlier)):
             return None
         try:
             catalog = await self.catalog(ctx)
-            asked = read_question(question, catalog) if len(catalog) else None
+            asked = read_question(question, catalog, earlier) if len(catalog) else None
             profile = None
             # A profile holds failed courses: it answers only where the asker alone reads the
             # reply (a group gets the requirements; /cantake replies privately).

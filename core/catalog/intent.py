@@ -6,6 +6,7 @@ to retrieval, so the check stays conservative."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -60,8 +61,39 @@ def asks_catalog(question: str) -> frozenset[Asked]:
     return frozenset(asked)
 
 
-def read_question(question: str, catalog: Catalog) -> CatalogQuestion | None:
-    asked = asks_catalog(question)
+# A follow-up that names a course and leaves the rest to the question before it: "and for
+# DAT301m?", "what about MAE101?", "CSI106?", "còn MAE101?" (folded: "con").
+_ELIDED = re.compile(r"^\s*(?:and|also|same|what about|how about|then|con)\b|^\W*\S+\W*$")
+ELIDED_WORDS = 5
+
+
+def elided(question: str) -> bool:
+    """Whether the question is a short follow-up that asks nothing of its own."""
+    folded = fold(question)
+    return (
+        not asks_catalog(question)
+        and len(folded.split()) <= ELIDED_WORDS
+        and bool(_ELIDED.search(folded))
+    )
+
+
+def carried_over(question: str, earlier: Sequence[str]) -> frozenset[Asked]:
+    """What an elided follow-up asks: what the last question before it that was not itself
+    elided asked of the catalog (nothing if that one asked nothing of it)."""
+    if not elided(question):
+        return frozenset()
+    for before in reversed(earlier):
+        if not elided(before):
+            return asks_catalog(before)
+    return frozenset()
+
+
+def read_question(
+    question: str, catalog: Catalog, earlier: Sequence[str] = ()
+) -> CatalogQuestion | None:
+    """The catalog question asked, if any; `earlier`, the conversation's questions before
+    it (oldest first), lets an elided follow-up ask what the one before it asked."""
+    asked = asks_catalog(question) or carried_over(question, earlier)
     if not asked:
         return None
     courses = catalog.mentioned(question)

@@ -76,3 +76,32 @@ async def test_without_a_catalog_every_question_goes_to_retrieval(desk: CatalogD
     path.facts = None
     answer = await path.ask(student(), "What are the prerequisites of CPV301?")
     assert answer.text == "from the material: What are the prerequisites of CPV301?"
+
+
+async def test_an_elided_follow_up_asks_what_the_question_before_it_asked(
+    desk: CatalogDesk,
+) -> None:
+    retriever = RecordingRetriever()
+    path = answering(desk, retriever)
+    first = await path.ask(student(), "What are the prerequisites of CPV301?")
+    second = await path.ask(student(), "and for DAT301m?")
+    third = await path.ask(student(), "what about CPV301?")
+    assert retriever.questions == []  # every one answered by the tables
+    assert second.text.startswith("DAT301m (AI Development with TensorFlow): CPV301, DPL302m [1]")
+    assert "The whole chain:" in second.text and second.citations
+    assert third.text == first.text  # the chain carries the asked words, not the course
+    # Short, but it names no course: the material's.
+    await path.ask(student(), "thanks!")
+    assert len(retriever.questions) == 1
+
+
+async def test_an_elided_follow_up_of_a_question_for_the_material_stays_with_the_material(
+    desk: CatalogDesk,
+) -> None:
+    retriever = RecordingRetriever()
+    path = answering(desk, retriever)
+    await path.ask(student(), "What are the prerequisites of CPV301?")
+    await path.ask(student(), "When is the final exam?")  # the material's, not the catalog's
+    await path.ask(student(), "and for DAT301m?")
+    assert len(retriever.questions) == 2
+    assert retriever.questions[1].endswith("and for DAT301m?")
