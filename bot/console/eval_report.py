@@ -72,9 +72,11 @@ def render_header(result: EvalResult) -> str:
     courses = len({q.course for q in result.questions})
     mode = f"answers with k={options.k}" if options.answers else f"k={options.k}"
     budget = f"budget {options.budget} chars" if options.budget else "no budget"
+    # An index created before unit vectors ranks by chunk vectors: the figures differ.
+    vectors = "unit vectors" if result.config.unit_vectors else "chunk vectors only"
     return (
         f"{result.dataset.name}: {len(result.questions)} questions in {courses} courses · "
-        f"variant {options.variant} · {mode} · {budget} · index {index} · "
+        f"variant {options.variant} · {mode} · {budget} · {vectors} · index {index} · "
         f"ingest {result.ingest_s:.1f} s · ask {result.ask_s:.1f} s"
     )
 

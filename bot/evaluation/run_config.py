@@ -38,6 +38,8 @@ class RunConfig:
     models: dict[str, str]
     embedder: str
     embedder_identity: str
+    # Whether the index searched unit vectors (late chunking) or chunk vectors alone.
+    unit_vectors: bool
     reranker_model: str | None
     versions: dict[str, str | None]
     python: str
@@ -78,6 +80,7 @@ def run_config(
         models={str(role): model for role, model in models.items()},
         embedder=embedder.name,
         embedder_identity=embedder.identity,
+        unit_vectors=retriever.index.units,
         reranker_model=str(settings.reranker_model_path) if settings.reranker_model_path else None,
         versions=package_versions(),
         python=platform.python_version(),

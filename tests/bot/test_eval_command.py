@@ -209,7 +209,7 @@ def test_a_budget_bounds_the_context_and_span_hit_looks_only_at_what_fits(
     assert summary, last_line(out)
     assert summary["span5"] == "0.000" and summary["hit5"] == "1.000"
     assert int(summary["ctx"]) <= 30
-    assert "budget 30 chars" in out.splitlines()[0]
+    assert "budget 30 chars · unit vectors" in out.splitlines()[0]
     report = json.loads(packed.read_text())
     assert report["budget"] == 30 and report["config"]["budget"] == 30
     assert all(0 < q["ctx_chars"] <= 30 for q in report["questions"])
@@ -232,6 +232,7 @@ def test_the_json_report_records_the_run_configuration(
     assert config["answers"] is False
     assert config["answer_model"] is None and config["models"] == {}  # extractive, no LLM
     assert config["embedder"] and "sha256:" in config["embedder_identity"]
+    assert config["unit_vectors"] is True  # a new index, the bundled embedder
     assert config["reranker_model"] is None
     versions = config["versions"]
     assert {"coursebot", "qdrant-edge-py", "onnxruntime", "llama-index-core"} <= set(versions)
