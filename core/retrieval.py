@@ -63,7 +63,7 @@ VARIANTS: dict[str, RetrievalConfig] = {
 }
 # Those figures are from chunk vectors alone. With unit vectors (late chunking: the dense
 # side scores a chunk by its best sentence or list item), syllabusqa-dev at the default
-# 4,000-character budget: dense 0.865 (chunk vectors: 0.796), sparse 0.860, rrf 0.884, the
+# 4,000-character budget: dense 0.865 (chunk vectors: 0.796), sparse 0.860, rrf 0.886, the
 # default 0.884 (0.871 with chunk vectors).
 # dbsf+documents: the same fusion steered by the documents a question names; on fpt-bit-ai
 # (64 documents in one course, 27 answerable questions, 4,000-character budget) source_hit@5
