@@ -8,11 +8,13 @@ import asyncio
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import asyncpg
 import pytest
 
 from config import mask_url
+from core.database import migrate
 
 # CBTEST_*, not COURSEBOT_*: the settings refuse unknown COURSEBOT_ variables, and the
 # suite's autouse fixture strips every COURSEBOT_* variable from each test.
@@ -90,3 +92,16 @@ def postgres_databases_for_session() -> Iterator[PostgresDatabases]:
         pytest.fail(message, pytrace=False)
     yield databases
     asyncio.run(databases.drop_all())
+
+
+def migrated_database(request: pytest.FixtureRequest, folder: Path, name: str) -> str:
+    """A database migrated to the newest revision, as a plain URL, on the backend the
+    fixture's parameter names: an SQLite file `name`.db in `folder`, or a PostgreSQL database
+    of the session's own."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{folder / f'{name}.db'}"
+    else:
+        databases: PostgresDatabases = request.getfixturevalue("postgres_databases")
+        url = asyncio.run(databases.create())
+    asyncio.run(migrate(url))
+    return url

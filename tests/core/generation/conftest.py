@@ -3,15 +3,14 @@ it, and a migrated database per backend (SQLite and PostgreSQL) for the store.""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from sqlalchemy import delete
-from support.databases import BACKENDS, PostgresDatabases
+from support.databases import BACKENDS, migrated_database
 from support.fake_ollama import FakeOllama, running_fake_ollama
 
-from core.database import create_engine, migrate
+from core.database import create_engine
 from core.generation import GenerationStats, MaterialStore, OllamaStructuredModel
 from core.generation.models import GeneratedMaterialRow
 
@@ -49,13 +48,7 @@ def stats() -> GenerationStats:
 @pytest.fixture(scope="session", params=BACKENDS)
 def migrated_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     """A migrated database per backend, shared by the session's tests."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('generated') / 'generated.db'}"
-    else:
-        databases: PostgresDatabases = request.getfixturevalue("postgres_databases")
-        url = asyncio.run(databases.create())
-    asyncio.run(migrate(url))
-    return url
+    return migrated_database(request, tmp_path_factory.mktemp("generated"), "generated")
 
 
 @pytest.fixture

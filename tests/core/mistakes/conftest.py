@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import delete
-from support.databases import BACKENDS, PostgresDatabases
+from support.databases import BACKENDS, PostgresDatabases, migrated_database
 
-from core.database import create_engine, migrate
+from core.database import create_engine
 from core.mistakes import MistakeLog
 from core.mistakes.models import Mistake
 
@@ -31,13 +31,7 @@ def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture(scope="session", params=BACKENDS)
 def migrated_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     """A migrated database per backend, shared by the session's tests."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('mistakes') / 'mistakes.db'}"
-    else:
-        databases: PostgresDatabases = request.getfixturevalue("postgres_databases")
-        url = asyncio.run(databases.create())
-    asyncio.run(migrate(url))
-    return url
+    return migrated_database(request, tmp_path_factory.mktemp("mistakes"), "mistakes")
 
 
 @pytest.fixture
