@@ -16,7 +16,7 @@ import numpy as np
 from qdrant_client import models
 
 from core.documents.identity import DocumentIdentity
-from core.embedding.embedder import Embedder, UnitEmbedder
+from core.embedding.embedder import Embedder, embed_for_index
 from core.index import ChunkIndex, ChunkPayload, SparseEncoder, Visibility
 from core.index import fields as f
 from core.index.tenant import visibility_of
@@ -77,21 +77,16 @@ class ChunkWriter:
         self, chunks: list[Chunk], on_embedded: EmbeddedCallback | None
     ) -> tuple[np.ndarray, list[np.ndarray]]:
         """The chunks' vectors and, where the index keeps them, their unit vectors."""
-        embedder = self.embedder
-        with_units = self.index.units and isinstance(embedder, UnitEmbedder)
         parts = []
         units: list[np.ndarray] = []
         for start in range(0, len(chunks), EMBED_BATCH):
             texts = [c.embed_text for c in chunks[start : start + EMBED_BATCH]]
-            if with_units:
-                vectors, batch_units = await embedder.embed_with_units(texts)  # type: ignore[union-attr]
-                units.extend(batch_units)
-            else:
-                vectors = await embedder.embed(texts)
+            vectors, batch_units = await embed_for_index(self.embedder, texts, self.index.units)
             parts.append(vectors)
+            units.extend(batch_units)
             if on_embedded is not None:
                 await on_embedded(start + len(texts))
-        dense = np.concatenate(parts) if parts else np.zeros((0, embedder.dimensions))
+        dense = np.concatenate(parts) if parts else np.zeros((0, self.embedder.dimensions))
         return dense, units
 
     def _points(

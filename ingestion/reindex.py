@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from core.embedding.embedder import Embedder, UnitEmbedder
+from core.embedding.embedder import Embedder, embed_for_index
 from core.index import ChunkIndex
 from core.index.chunk_index import REINDEXING
 
@@ -47,11 +47,8 @@ async def reindex_course(
     done = approximated = 0
     async for chunks in index.stored_chunks(course_id, REINDEX_BATCH):
         texts = [chunk.embed_text for chunk in chunks]
-        if index.units and isinstance(embedder, UnitEmbedder):
-            vectors, units = await embedder.embed_with_units(texts)
-            await index.replace_dense(chunks, vectors, units)
-        else:
-            await index.replace_dense(chunks, await embedder.embed(texts))
+        vectors, units = await embed_for_index(embedder, texts, index.units)
+        await index.replace_dense(chunks, vectors, units)
         done += len(chunks)
         approximated += sum(not chunk.exact for chunk in chunks)
         if on_progress is not None:

@@ -36,3 +36,14 @@ class UnitEmbedder(Embedder, Protocol):
 
 def writes_units(embedder: Embedder) -> bool:
     return isinstance(embedder, UnitEmbedder)
+
+
+async def embed_for_index(
+    embedder: Embedder, texts: Sequence[str], units: bool
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The texts' vectors and, when the index keeps unit vectors (`units`) and the embedder
+    makes them, each text's unit vectors from the same pass (else none): what ingestion and
+    reindexing write."""
+    if units and isinstance(embedder, UnitEmbedder):
+        return await embedder.embed_with_units(texts)
+    return await embedder.embed(texts), []

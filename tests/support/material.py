@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from qdrant_client import models
 
-from core.embedding.embedder import Embedder, UnitEmbedder
+from core.embedding.embedder import Embedder, embed_for_index
 from core.index import ChunkIndex, SparseEncoder, Visibility
 from core.index import fields as f
 
@@ -24,12 +24,8 @@ class Passage:
 
 
 async def add_passages(index: ChunkIndex, embedder: Embedder, passages: list[Passage]) -> None:
-    texts = [p.text for p in passages]
-    units: list = []
-    if index.units and isinstance(embedder, UnitEmbedder):  # as ingestion writes them
-        dense, units = await embedder.embed_with_units(texts)
-    else:
-        dense = await embedder.embed(texts)
+    # The vectors ingestion would write for this index.
+    dense, units = await embed_for_index(embedder, [p.text for p in passages], index.units)
     sparse = SparseEncoder()
     points = []
     for n, (passage, vector) in enumerate(zip(passages, dense, strict=True)):
