@@ -46,18 +46,21 @@ def unit_spans(text: str) -> list[tuple[int, int]]:
 def pool_units(
     hidden: np.ndarray, offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]
 ) -> np.ndarray:
-    """Unit-length vectors, one per span that has tokens, from one text's token states
+    """Unit-length vectors for the first spans, one each, from one text's token states
     (`hidden`: tokens x dimensions; `offsets`: each token's character range, special tokens
-    (0, 0)). A span past the model's truncation has no tokens and no vector; a text with no
-    unit gets the mean of all its tokens."""
+    (0, 0)). They stop at the first span without tokens (past the model's truncation, or one
+    the tokenizer drops whole), so the vectors are always those of the first len(vectors)
+    spans: a reader pairs them with `unit_spans` of the same text. A text with no unit gets
+    the mean of all its tokens."""
     starts = np.array([start for start, _ in offsets])
     ends = np.array([end for _, end in offsets])
     real = ends > starts
     vectors = []
     for low, high in spans:
         inside = real & (starts >= low) & (ends <= high)
-        if inside.any():
-            vectors.append(hidden[inside].mean(axis=0))
+        if not inside.any():
+            break
+        vectors.append(hidden[inside].mean(axis=0))
     if not vectors:
         vectors.append(hidden.mean(axis=0))
     units = np.array(vectors, dtype=np.float32)

@@ -373,7 +373,7 @@ class ChunkIndex:
             text = (point.payload or {}).get(f.EMBED_TEXT)
             if vectors is None or not text:
                 continue
-            # pool_units leaves out only the spans past the model's truncation, at the end.
+            # pool_units gives the vectors of the first spans, in order (a unit-less text: one).
             texts = [text[start:end] for start, end in unit_spans(text)][: len(vectors)]
             found[str(point.id)] = (texts, np.asarray(vectors, dtype=np.float32)[: len(texts)])
         return found

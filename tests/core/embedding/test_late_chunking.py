@@ -48,6 +48,15 @@ def test_spans_past_the_truncation_have_no_vector_and_a_text_without_units_gets_
     assert np.allclose(mean, [np.sqrt(0.5), np.sqrt(0.5)])
 
 
+def test_vectors_stop_at_the_first_span_without_tokens_so_they_pair_with_the_first_spans() -> None:
+    """A reader pairs stored vectors with the text's first spans: a span the tokenizer drops
+    whole (a run of characters it removes) must not shift the ones after it."""
+    hidden = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 0.0]], dtype=np.float32)
+    offsets = [(0, 0), (0, 3), (8, 11), (0, 0)]  # nothing from 4-7
+    units = pool_units(hidden, offsets, [(0, 3), (4, 7), (8, 11)])
+    assert np.allclose(units, [[1.0, 0.0]])
+
+
 async def test_the_bundled_model_gives_unit_vectors_from_the_same_pass(
     embedder: MiniLMOnnxEmbedder,
 ) -> None:
