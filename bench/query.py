@@ -90,8 +90,13 @@ class TimedEmbedder:
 
 class TimedIndex(ChunkIndex):
     def __init__(self, inner: ChunkIndex, watch: Stopwatch) -> None:
-        super().__init__(inner.client, inner.collection, inner.dimensions, inner.payload_indexes)
-        self.units = inner.units
+        super().__init__(
+            inner.client,
+            inner.collection,
+            inner.dimensions,
+            inner.payload_indexes,
+            unit_vectors=inner.units,
+        )
         self.watch = watch
 
     async def search(self, *args: Any, **kwargs: Any) -> list[SearchHit]:
@@ -226,9 +231,10 @@ async def material(
         how = f"{origin} repeated with variations to {len(texts)}, every one embedded"
     else:
         noise = np.random.default_rng(0)
-        vectors = base_vectors[[i for _, i in picks]] + np.array([c > 0 for c, _ in picks])[
-            :, None
-        ] * noise.normal(0, NOISE, (len(texts), embedder.dimensions))
+        copies = np.array([c > 0 for c, _ in picks])[:, None]
+        vectors = base_vectors[[i for _, i in picks]] + copies * noise.normal(
+            0, NOISE, (len(texts), embedder.dimensions)
+        )
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         units = [
             base_units[i] + (copy > 0) * noise.normal(0, NOISE, base_units[i].shape)
