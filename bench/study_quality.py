@@ -163,7 +163,10 @@ async def run_corpus(
     topics: tuple[str, ...],
     embedder: MiniLMOnnxEmbedder,
 ) -> None:
-    index = ChunkIndex(AsyncQdrantClient(location=":memory:"), "study", embedder.dimensions, False)
+    # Unit vectors, as the bot's index keeps them with the bundled embedder.
+    index = ChunkIndex(
+        AsyncQdrantClient(location=":memory:"), "study", embedder.dimensions, False, None, True
+    )
     await index.ensure()
     ingestor = Ingestor(index=index, embedder=embedder, sparse=SparseEncoder(), max_bytes=50 << 20)
     started = time.perf_counter()
