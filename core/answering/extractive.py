@@ -74,13 +74,20 @@ UNIT_SIMILARITY_WEIGHT = 0.5
 SAME_UNIT = 0.6
 # A follow-up's own words weigh this much more than the question it was read with.
 LAST_ASKED_WEIGHT = 2.0
-_MONTH = r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+# Month names and their abbreviations, not words that begin like one ("market", "novel",
+# "decide"); "may" only beside a number ("May 4", "4 May"), not the verb.
+_MONTH = (
+    r"\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|june?|july?|aug(ust)?|sept?(ember)?"
+    r"|oct(ober)?|nov(ember)?|dec(ember)?)\b\.?|\bmay\s+\d|\d\s+may\b"
+)
 _ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (
         re.compile(r"^\s*(when|what time|what date|which day|by when)\b|\bdeadline\b", re.I),
         re.compile(
-            rf"\d{{1,2}}[:/.]\d{{1,2}}|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b({_MONTH})[a-z]*\b"
-            r"|\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|\bweek \d",
+            rf"\d{{1,2}}[:/.]\d{{1,2}}|\b\d{{4}}-\d{{2}}-\d{{2}}\b|{_MONTH}"
+            r"|\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|\bweek \d"
+            r"|\b(mon|tues?|wed|thu(rs?)?|fri)\b\.?|\b(mwf|tth|m/w/f|t/th)\b"
+            r"|\b\d{1,2}\s?([ap]\.?m\b\.?)",
             re.I,
         ),
     ),
@@ -132,15 +139,16 @@ class ExtractiveAnswerer:
         if support < self.threshold:
             return Answer(text=ABSTENTION, grounded=False, quoted=True, support=support)
         ranks = np.array([unit.passage for unit in units], dtype=np.float32)
+        typed = _answer_type_matches(question, units)
         scores = (
             coverage / _length_norm(units)
-            + ANSWER_TYPE_BONUS * _answer_type_matches(question, units)
+            + ANSWER_TYPE_BONUS * typed
             + LEADS_WITH_SUBJECT_BONUS * self._leads_with_subject(wanted, units)
             + MATCHED_BONUS * np.array([_in_matched(u, hits) for u in units], dtype=np.float32)
             + UNIT_SIMILARITY_WEIGHT * _relative(_unit_similarity(units, hits))
             - RANK_PENALTY * ranks
         )
-        return _quote(_choose(units, scores), hits, support)
+        return _quote(_choose(units, scores, typed), hits, support)
 
     def _asked_last(self, question: str) -> set[str]:
         """The terms of the question's last sentence when it has several: a follow-up read
@@ -234,9 +242,11 @@ def _answer_type_matches(question: str, units: Sequence[QuoteUnit]) -> np.ndarra
     )
 
 
-def _choose(units: list[QuoteUnit], scores: np.ndarray) -> list[list[QuoteUnit]]:
+def _choose(units: list[QuoteUnit], scores: np.ndarray, typed: np.ndarray) -> list[list[QuoteUnit]]:
     """The best units, best first, each once, within MAX_ANSWER_CHARS; each may be followed
-    by the units after it in its passage while there is room."""
+    by the units after it in its passage while there is room (a row by rows). Quotes led by
+    a unit holding what the question asks for (`typed`: a date for "when") are shown first:
+    the reader sees the date before the sentence about the exam."""
     best = float(scores.max())
     picks: list[list[QuoteUnit]] = []
     shown: list[str] = []
@@ -258,7 +268,13 @@ def _choose(units: list[QuoteUnit], scores: np.ndarray) -> list[list[QuoteUnit]]
         for _ in range(FOLLOWING):
             last = pick[-1]
             j = units.index(last) + 1
-            if j >= len(units) or units[j].passage != last.passage or not fits(units[j]):
+            if j >= len(units) or units[j].passage != last.passage:
+                return
+            # A row goes on with the rows of its table, not with the text after the table
+            # ("Letter grades: ..." after the final exam's row); syllabusqa-dev unchanged.
+            if last.kind is UnitKind.ROW and units[j].kind is not UnitKind.ROW:
+                return
+            if not fits(units[j]):
                 return
             pick.append(units[j])
 
@@ -269,7 +285,9 @@ def _choose(units: list[QuoteUnit], scores: np.ndarray) -> list[list[QuoteUnit]]
             picks.append([units[i]])
     for pick in picks:
         extend(pick)
-    return picks
+    # Only the order changes, after the choice: which units fit stays the scores' call
+    # (letting only such units lead lowered answer_span_hit, 0.642 -> 0.617, on every kind).
+    return sorted(picks, key=lambda pick: not typed[units.index(pick[0])])
 
 
 def _key(text: str) -> str:
