@@ -1,5 +1,6 @@
-"""Text rules used everywhere: sentence splitting (one rule for chunking and for quoting),
-how a user-supplied name is shown on one printable line, and how names and codes compare."""
+"""Text rules used everywhere: sentence splitting (one rule for chunking, quoting, study
+facts and lesson slides), how a user-supplied name is shown on one printable line, and
+how names and codes compare."""
 
 from __future__ import annotations
 
@@ -7,11 +8,27 @@ import re
 import unicodedata
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+# A full stop after an abbreviation or an initial ends no sentence ("Dec. 18th",
+# "Dr. Moreno", "R.S. Baker"); "Hall A." does.
+_ABBREVIATION = re.compile(
+    r"(\b[A-Z]\.\s?[A-Z]|\b(Dr|Prof|Mr|Mrs|Ms|St|No|vs|e\.g|i\.e|approx|Ch|Sec|Fig|pp?|Vol|"
+    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|Mon|Tue|Tues|Wed|Thu|Thurs|Fri|Sat|Sun))\.$"
+)
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split after `.`, `!` or `?` followed by white space; line breaks are kept inside."""
-    return [part for part in _SENTENCE_END.split(text) if part]
+    """Split after `.`, `!` or `?` followed by white space, but not after an abbreviation or
+    an initial, nor before a lower-case word ("e.g. the mean"); line breaks inside a
+    sentence are kept, a joined false end becomes one space."""
+    merged: list[str] = []
+    for part in _SENTENCE_END.split(text):
+        if not part:
+            continue
+        if merged and (_ABBREVIATION.search(merged[-1]) or part[:1].islower()):
+            merged[-1] = f"{merged[-1]} {part}"
+        else:
+            merged.append(part)
+    return merged
 
 
 # Marks that reorder the text around them (a name could be made to read backwards).

@@ -35,10 +35,6 @@ WRAPPED_SHARE = 0.7
 MIN_WRAPPED_CHARS = 40
 
 _BULLET = re.compile(r"^\s*([•●○◦▪■□▫‣⁃∙·➢➤►▶✓✔❖◆◇*§Ø–—-]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])\s+")
-_ABBREVIATION = re.compile(
-    r"(\b[A-Z]\.\s?[A-Z]|\b(Dr|Prof|Mr|Mrs|Ms|St|No|vs|e\.g|i\.e|approx|Ch|Sec|Fig|pp?|Vol|"
-    r"Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec|Mon|Tue|Tues|Wed|Thu|Thurs|Fri|Sat|Sun))\.$"
-)
 _GLYPH = re.compile(r"^[•●○◦▪■□▫‣⁃∙·➢➤►▶✓✔❖◆◇*§Ø–—-]\s+")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
@@ -162,21 +158,11 @@ def _run_units(run: list[str]) -> list[tuple[UnitKind, str]]:
     if _BULLET.match(run[0]) and len(joined[0]) <= MAX_ITEM_CHARS:
         found.append((UnitKind.ITEM, joined.pop(0)))
     found.extend(
-        (UnitKind.SENTENCE, sentence.strip()) for line in joined for sentence in sentences(line)
+        (UnitKind.SENTENCE, sentence.strip())
+        for line in joined
+        for sentence in split_sentences(line)
     )
     return found
-
-
-def sentences(text: str) -> list[str]:
-    """The core sentence rule, without the false ends after an abbreviation or initial
-    ("Dec. 18th", "Dr. Moreno", "R. S. Baker"; not "Hall A.") or before a lower-case word."""
-    merged: list[str] = []
-    for part in split_sentences(text):
-        if merged and (_ABBREVIATION.search(merged[-1]) or part[:1].islower()):
-            merged[-1] = f"{merged[-1]} {part}"
-        else:
-            merged.append(part)
-    return merged
 
 
 def join_wrapped(lines: list[str]) -> list[str]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from core.index.chunk_index import SearchHit
 from core.lessons.models import Citation, Deck, Profile, Slide, SlideBounds, SlideKind
 from core.lessons.profiles import ADHD_MAX_BULLETS, adapt_deck, recap_slide, rules_for
+from core.text import split_sentences
 
 MAX_BULLET_CHARS = 220
 MIN_BULLET_WORDS = 3
@@ -28,7 +29,6 @@ MAX_FORMULAS_PER_SLIDE = 2
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]", re.S)
 _INLINE_PAREN = re.compile(r"\\\((.+?)\\\)", re.S)
 _INLINE_DOLLAR = re.compile(r"(?<![\\$])\$([^$\n]+?)(?<!\\)\$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•–·]|\d+[.)])\s+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _STOPWORDS = frozenset(
@@ -140,7 +140,7 @@ def split_passage(text: str) -> tuple[list[str], list[str]]:
     sentences: list[str] = []
     for line in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•–·]|\d+[.)])\s)", protected):
         line = _LIST_MARK.sub("", " ".join(line.split()))
-        for sentence in _SENTENCE_END.split(line):
+        for sentence in split_sentences(line):
             sentence = re.sub(r"\x00(\d+)\x00", lambda m: held[int(m.group(1))], sentence)
             sentence = _LIST_MARK.sub("", sentence).strip()
             if _usable(sentence):

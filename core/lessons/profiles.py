@@ -22,6 +22,7 @@ from typing import TypeVar
 import structlog
 
 from core.lessons.models import Deck, Profile, Slide, SlideBounds, SlideKind
+from core.text import split_sentences
 
 log = structlog.get_logger(__name__)
 
@@ -136,7 +137,6 @@ def rules_for(profile: Profile) -> ProfileRules:
     return RULES[profile]
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 _CLAUSE_SPLIT = re.compile(r"\s*;\s+")
 
 
@@ -144,7 +144,7 @@ def split_ideas(item: str) -> list[str]:
     """One item cut into single ideas: sentences, then clauses joined by semicolons, then
     long runs of words at a comma. Formulas in `$...$` are never cut."""
     pieces: list[str] = []
-    for sentence in _SENTENCE_END.split(item):
+    for sentence in split_sentences(item):
         for clause in _CLAUSE_SPLIT.split(sentence):
             clause = clause.strip()
             if clause:

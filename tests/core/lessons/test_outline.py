@@ -86,3 +86,8 @@ def test_the_best_ranked_sections_are_kept_when_there_are_too_many(
     deck = build_extractive_deck("derivatives", sample_hits, bounds=SlideBounds(2, 3))
     titles = [s.title for s in deck.slides]
     assert titles == ["The derivative", "Rules of differentiation", "Recap"]
+
+
+def test_a_title_with_an_abbreviation_stays_one_bullet() -> None:
+    sentences, _ = split_passage("MATH 101 - Calculus I Dr. Ada Moreno - Fall 2026, weeks 4-6")
+    assert sentences == ["MATH 101 - Calculus I Dr. Ada Moreno - Fall 2026, weeks 4-6"]
