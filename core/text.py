@@ -1,6 +1,6 @@
 """Text rules used everywhere: sentence splitting (one rule for chunking, quoting, study
-facts and lesson slides), how a user-supplied name is shown on one printable line, and
-how names and codes compare."""
+facts and lesson slides), what names a file, how a user-supplied name is shown on one
+printable line, and how names and codes compare."""
 
 from __future__ import annotations
 
@@ -29,6 +29,18 @@ def split_sentences(text: str) -> list[str]:
         else:
             merged.append(part)
     return merged
+
+
+# A file name or a link in a sentence ("Lecture 2 slides: lecture-02-derivatives.pdf").
+_POINTER = re.compile(
+    r"(\S+\.(pdf|md|txt|html?|docx?|pptx?|xlsx?|csv|ipynb|py|zip)\b|https?://|www\.)", re.I
+)
+
+
+def names_a_file(text: str) -> bool:
+    """Whether `text` names a file or a link: it says where material is, not what it teaches,
+    so study cards, quiz questions and lesson bullets are not made of it."""
+    return bool(_POINTER.search(text))
 
 
 # Marks that reorder the text around them (a name could be made to read backwards).

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from core.index.chunk_index import SearchHit
 from core.lessons.models import Citation, Deck, Profile, Slide, SlideBounds, SlideKind
 from core.lessons.profiles import ADHD_MAX_BULLETS, adapt_deck, recap_slide, rules_for
-from core.text import split_sentences
+from core.retrieval import GENERAL_KIND
+from core.text import names_a_file, split_sentences
 
 MAX_BULLET_CHARS = 220
 MIN_BULLET_WORDS = 3
@@ -47,6 +48,7 @@ class _Group:
     title: str
     best_score: float
     order: tuple[int, int]  # page, chunk index: where the group starts in its document
+    syllabus: bool = False
     sentences: list[tuple[str, Citation]] = field(default_factory=list)
     formulas: list[tuple[str, Citation]] = field(default_factory=list)
 
@@ -68,6 +70,11 @@ def build_extractive_deck(
     if rules.needs_recap and bounds.maximum < 2:
         raise NotEnoughMaterialError("this profile ends on a recap: ask for at least 2 slides")
     content_max = bounds.maximum - recap_slots
+    # A syllabus's sections (where the slides are, what the textbook is) fill a deck only
+    # when the teaching material alone cannot.
+    teaching = [g for g in groups if not g.syllabus]
+    if len(teaching) >= bounds.minimum - recap_slots:
+        groups = teaching
     # The best-ranked groups, then in the order of the material.
     chosen = sorted(groups, key=lambda g: -g.best_score)[:content_max]
     chosen.sort(key=lambda g: (g.file_name, g.order))
@@ -102,7 +109,12 @@ def _groups(hits: Sequence[SearchHit]) -> list[_Group]:
         if group is None:
             title = chunk.section.strip() or _title_from_file(chunk.file_name, chunk.page)
             group = _Group(
-                chunk.file_name, key, title, hit.score, (chunk.page or 0, chunk.chunk_index)
+                chunk.file_name,
+                key,
+                title,
+                hit.score,
+                (chunk.page or 0, chunk.chunk_index),
+                syllabus=chunk.kind == GENERAL_KIND,
             )
             groups[(chunk.file_name, key)] = group
         group.best_score = max(group.best_score, hit.score)
@@ -150,7 +162,11 @@ def split_passage(text: str) -> tuple[list[str], list[str]]:
 
 def _usable(sentence: str) -> bool:
     words = _WORD.findall(re.sub(r"\$[^$]*\$", " x ", sentence))
-    return len(words) >= MIN_BULLET_WORDS and not sentence.startswith("#")
+    return (
+        len(words) >= MIN_BULLET_WORDS
+        and not sentence.startswith("#")
+        and not names_a_file(sentence)
+    )
 
 
 def _shorten(sentence: str) -> str:

@@ -56,6 +56,7 @@ from core.generation import (
 )
 from core.generation.worded import model_failures_worded
 from core.index import SearchHit
+from core.index.chunk_index import GUIDED_EXERCISE_KIND
 from core.lessons.checks import check_pdf
 from core.lessons.command import LessonEdit, parse_lesson, parse_profile
 from core.lessons.figures import PageImages
@@ -364,6 +365,9 @@ class LessonService:
         """The passages about `topic`, best first; `BadInputError` when there are none."""
         k = min(max(12, 2 * bounds.maximum), 30)
         hits = await self._retriever.retrieve(ctx, topic, k=k)
+        # A guided exercise's summary is for starting it, not a lesson's material: its
+        # skills list and step prompts made a slide of their own.
+        hits = [hit for hit in hits if hit.chunk.kind != GUIDED_EXERCISE_KIND]
         if hits:
             texts = [hit.chunk.text[:SIMILARITY_CHARS] for hit in hits]
             vectors = await self._embedder.embed([topic, *texts])

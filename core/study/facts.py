@@ -13,8 +13,9 @@ from enum import StrEnum
 
 from core.index import ChunkRecord
 from core.index.chunk_index import GUIDED_EXERCISE_KIND
+from core.retrieval import GENERAL_KIND
 from core.study.checks import normalise
-from core.text import split_sentences
+from core.text import names_a_file, split_sentences
 
 
 class FactKind(StrEnum):
@@ -87,9 +88,11 @@ _ARTICLE = re.compile(r"^(a|an|the)\s", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 _SEPARATOR_ROW = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")
 _EMPTY_CELL = frozenset({"", "-", "—", "–", "n/a", "na", "none", "tba", "tbd"})
+# Sections whose name is no term to learn (a list of where the slides are is logistics).
 _GENERIC_SECTIONS = re.compile(
     r"^(summary|introduction|overview|contents|outline|agenda|recap|review|references"
-    r"|appendix|(lecture|chapter|week|unit|part|session|exercise|problem|module)\b.*)$",
+    r"|appendix|(course\s+)?(materials|resources|readings)"
+    r"|(lecture|chapter|week|unit|part|session|exercise|problem|module)\b.*)$",
     re.IGNORECASE,
 )
 
@@ -214,13 +217,13 @@ _ADJECTIVE_START = re.compile(r"^(expected|required|allowed|due|not|also|only|ve
 
 
 def _make_definition(term: str, answer: str, sentence: str, chunk: ChunkRecord) -> Fact | None:
-    if _bound_to_example(answer):
+    if _bound_to_example(answer) or names_a_file(answer):
         return None
     core = _QUALIFIER.split(answer, maxsplit=1)[0]
     # Rules beside rules, policies beside policies: "Product rule" is no distractor for
     # "Letter grades".
     shape = "formula" if is_formula(core) and _EQUATION.search(core) else "text"
-    where = "syllabus" if chunk.kind == "syllabus" else "content"
+    where = "syllabus" if chunk.kind == GENERAL_KIND else "content"
     return Fact(FactKind.DEFINITION, term, answer, sentence, f"definition:{shape}:{where}", chunk)
 
 
@@ -326,6 +329,8 @@ def _key_term(sentences: Sequence[str], chunk: ChunkRecord) -> Fact | None:
         return None
     for sentence in sentences:
         text = _clean(sentence)
+        if names_a_file(text):
+            continue
         if len(_words(text)) >= 4 and len(text) <= MAX_ANSWER_CHARS and not text.endswith(":"):
             return Fact(FactKind.KEY_TERM, title, text, sentence, "key_term", chunk)
     return None

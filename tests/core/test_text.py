@@ -1,10 +1,10 @@
-"""The text rules every layer shares: where a sentence ends."""
+"""The text rules every layer shares: where a sentence ends, and what names a file."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.text import split_sentences
+from core.text import names_a_file, split_sentences
 
 
 def test_sentences_end_at_a_full_stop_question_or_exclamation_mark() -> None:
@@ -33,3 +33,17 @@ def test_a_capital_letter_ending_a_sentence_still_ends_it() -> None:
         "The exam is in Hall A.",
         "Bring a photo ID.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("Lecture 2 slides: lecture-02-derivatives.pdf (the rules)", True),
+        ("Worked exercises: worked-exercises.md", True),
+        ("Posted at https://portal.example.edu/math101", True),
+        ("The derivative is the slope of the tangent line.", False),
+        ("Differentiate f(x) = x.y with respect to x.", False),
+    ],
+)
+def test_what_names_a_file_or_a_link(text: str, named: bool) -> None:
+    assert names_a_file(text) is named

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import pytest
 
 from core.index.chunk_index import SearchHit
@@ -11,6 +13,7 @@ from core.lessons import (
     split_passage,
 )
 from core.lessons.profiles import is_one_idea
+from core.retrieval import GENERAL_KIND
 
 
 def test_sections_become_slides_with_cited_sentences(sample_hits: list[SearchHit]) -> None:
@@ -86,6 +89,35 @@ def test_the_best_ranked_sections_are_kept_when_there_are_too_many(
     deck = build_extractive_deck("derivatives", sample_hits, bounds=SlideBounds(2, 3))
     titles = [s.title for s in deck.slides]
     assert titles == ["The derivative", "Rules of differentiation", "Recap"]
+
+
+def test_a_syllabus_section_fills_a_deck_only_when_the_teaching_material_cannot(
+    sample_hits: list[SearchHit],
+) -> None:
+    first = sample_hits[0]
+    materials = replace(
+        first.chunk,
+        id="syllabus-0",
+        file_name="syllabus.md",
+        section="Course Materials",
+        text="No textbook purchase is required for this course.",
+        kind=GENERAL_KIND,
+    )
+    syllabus = replace(first, chunk=materials, score=2.0)
+    deck = build_extractive_deck("derivatives", [syllabus, *sample_hits], bounds=SlideBounds(3, 8))
+    assert "Course Materials" not in [s.title for s in deck.slides]
+    alone = build_extractive_deck(
+        "derivatives", [syllabus, *sample_hits[:1]], bounds=SlideBounds(3, 4)
+    )
+    assert "Course Materials" in [s.title for s in alone.slides]
+
+
+def test_a_sentence_naming_a_file_is_no_bullet() -> None:
+    sentences, _ = split_passage(
+        "- Lecture 2 slides: lecture-02-derivatives.pdf (the derivative and its rules)\n"
+        "- The derivative is the slope of the tangent line."
+    )
+    assert sentences == ["The derivative is the slope of the tangent line."]
 
 
 def test_a_title_with_an_abbreviation_stays_one_bullet() -> None:

@@ -30,6 +30,7 @@ from core.lessons.service import NEEDS_MODEL, NO_PAGES_NOTE
 from core.material import SourceFile
 from core.replies import DocumentReply, ErrorReply
 from core.retrieval import Retriever
+from ingestion.pipeline import discover
 
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "sample-course"
 FILES = (SAMPLE / "lecture-02-derivatives.pdf", SAMPLE / "worked-exercises.md")
@@ -185,6 +186,21 @@ async def test_every_profile_gets_an_extractive_deck_that_passes_its_pdf_checks(
         "sample", "derivatives", user="ana", slides="3-6", profile="visual"
     )
     assert NO_PAGES_NOTE in visual.notes and NO_PAGES_NOTE in visual.caption()
+
+
+async def test_a_deck_from_the_whole_course_teaches_from_lectures_not_logistics(
+    settings: Settings,
+) -> None:
+    """With the syllabus and the guided exercises ingested beside the lectures, the deck is
+    made of the lectures: no slide of an exercise's summary (its skills, its step prompts),
+    none of the syllabus's list of where the slides are."""
+    async with open_assembly(settings) as opened:
+        await opened.bot.ingest_files("sample", discover([SAMPLE])[0], by="teacher")
+        result = await opened.bot.generate_lesson("sample", "derivatives", user="ana")
+    assert not [s for s in result.sources if ".exercise." in s or "syllabus" in s]
+    text = pdf_text(result.pdf)
+    assert "Skills:" not in text and "Course Materials" not in text
+    assert "d/dx x^n = n * x^(n-1)" in text
 
 
 async def test_a_lesson_arrives_as_a_preview_a_pdf_and_a_caption(assembly: Assembly) -> None:

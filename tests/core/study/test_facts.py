@@ -122,3 +122,12 @@ def test_formulas_are_symbols_not_prose() -> None:
     assert is_formula("lim_{x->0} sin(x)/x")
     assert not is_formula("Substituting x")
     assert not is_formula("the product rule")
+
+
+def test_a_line_naming_a_file_or_a_link_makes_no_fact(found: Found) -> None:
+    text = (
+        "Lecture 2 slides: lecture-02-derivatives.pdf (the derivative and its rules).\n"
+        "Course portal: https://portal.example.edu/math101.\n"
+        "Power rule: (x^n)' = n x^(n-1)."
+    )
+    assert found(text) == [(FactKind.DEFINITION, "Power rule", "(x^n)' = n x^(n-1)")]
