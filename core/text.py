@@ -16,24 +16,30 @@ _ABBREVIATION = re.compile(
 )
 
 
+# Longer than any abbreviation the rule knows, with the character before it.
+_TAIL = 12
+
+
 def split_sentences(text: str) -> list[str]:
     """Split after `.`, `!` or `?` followed by white space, but not after an abbreviation or
     an initial, nor before a lower-case word ("e.g. the mean"); line breaks inside a
     sentence are kept, a joined false end becomes one space."""
-    merged: list[str] = []
+    sentences: list[list[str]] = []
     for part in _SENTENCE_END.split(text):
         if not part:
             continue
-        if merged and (_ABBREVIATION.search(merged[-1]) or part[:1].islower()):
-            merged[-1] = f"{merged[-1]} {part}"
+        # The tail is enough to see an abbreviation, and keeps a long run of false ends
+        # linear (a block of one huge "sentence" is joined once, at the end).
+        if sentences and (_ABBREVIATION.search(sentences[-1][-1][-_TAIL:]) or part[:1].islower()):
+            sentences[-1].append(part)
         else:
-            merged.append(part)
-    return merged
+            sentences.append([part])
+    return [" ".join(parts) for parts in sentences]
 
 
 # A file name or a link in a sentence ("Lecture 2 slides: lecture-02-derivatives.pdf").
 _POINTER = re.compile(
-    r"(\S+\.(pdf|md|txt|html?|docx?|pptx?|xlsx?|csv|ipynb|py|zip)\b|https?://|www\.)", re.I
+    r"(\w\.(pdf|md|txt|html?|docx?|pptx?|xlsx?|csv|ipynb|py|zip)\b|https?://|www\.)", re.I
 )
 
 
