@@ -1,7 +1,8 @@
 """From `[n]` markers in a model's reply to citations users can follow.
 
 Markers are renumbered 1..m in order of first use, so the reply's numbers match the list of
-citations shown under it; markers naming a source that does not exist are dropped."""
+citations shown under it (passages citing the same place share a number); markers naming a
+source that does not exist are dropped."""
 
 from __future__ import annotations
 
@@ -25,6 +26,21 @@ def citation_for(hit: SearchHit) -> Citation:
     )
 
 
+class CitationNumbers:
+    """The numbers shown for citations: 1..m in order of first use, and one number for
+    passages citing the same place (two chunks of one section are one source to a reader)."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[Citation, int] = {}
+
+    def of(self, hit: SearchHit) -> int:
+        return self._numbers.setdefault(citation_for(hit), len(self._numbers) + 1)
+
+    @property
+    def citations(self) -> tuple[Citation, ...]:
+        return tuple(self._numbers)
+
+
 @dataclass(frozen=True, slots=True)
 class CitedText:
     text: str
@@ -32,7 +48,7 @@ class CitedText:
 
 
 def resolve_citations(text: str, hits: list[SearchHit]) -> CitedText:
-    order: dict[int, int] = {}  # source number -> number shown
+    numbers = CitationNumbers()
 
     def renumber(match: re.Match[str]) -> str:
         shown = []
@@ -40,11 +56,9 @@ def resolve_citations(text: str, hits: list[SearchHit]) -> CitedText:
             number = int(part)
             if not 1 <= number <= len(hits):
                 continue  # a source the model invented
-            order.setdefault(number, len(order) + 1)
-            shown.append(f"[{order[number]}]")
+            shown.append(f"[{numbers.of(hits[number - 1])}]")
         return "".join(dict.fromkeys(shown))
 
     rewritten = _MARKER.sub(renumber, text)
     rewritten = re.sub(r"[ \t]+([.,;:])", r"\1", rewritten).strip()
-    citations = tuple(citation_for(hits[number - 1]) for number in order)
-    return CitedText(rewritten, citations)
+    return CitedText(rewritten, numbers.citations)

@@ -18,11 +18,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from core.answering.citations import citation_for
+from core.answering.citations import CitationNumbers
 from core.answering.quote_units import QuoteUnit, UnitKind, passage_units
 from core.index import SearchHit, SparseEncoder
 from core.prompts import ABSTENTION
-from core.replies import Answer, Citation
+from core.replies import Answer
 
 # `coursebot eval --answers --budget 4000` on syllabusqa-dev (default variant, k=5,
 # 2026-12-01, loaded 2-core machine): answer_span_hit 0.627 at 521 characters, abstain 0.057,
@@ -295,19 +295,15 @@ def _key(text: str) -> str:
 
 
 def _quote(picks: list[list[QuoteUnit]], hits: list[SearchHit], support: float) -> Answer:
-    numbers: dict[int, int] = {}
-    citations: list[Citation] = []
+    numbers = CitationNumbers()
     lines = []
     for pick in picks:
-        passage = pick[0].passage
-        if passage not in numbers:
-            numbers[passage] = len(numbers) + 1
-            citations.append(citation_for(hits[passage]))
+        number = numbers.of(hits[pick[0].passage])
         # One quote a unit, so each reads whole: a row, an item, a sentence.
-        lines.extend(f"“{unit.shown}” [{numbers[passage]}]" for unit in pick)
+        lines.extend(f"“{unit.shown}” [{number}]" for unit in pick)
     return Answer(
         text="\n".join(lines),
-        citations=tuple(citations),
+        citations=numbers.citations,
         grounded=True,
         quoted=True,
         support=support,

@@ -188,6 +188,14 @@ async def test_the_same_row_in_two_passages_is_quoted_once() -> None:
     assert "[2]" not in reply.text
 
 
+async def test_two_passages_of_one_section_share_one_citation_number() -> None:
+    first = passage("The chain rule: (f(g(x)))' = f'(g(x)) g'(x).", section="Chain rule")
+    second = passage("The chain rule gives d/dx e^(2x) = 2 e^(2x).", section="Chain rule")
+    reply = await answer("What is the chain rule?", first, second)
+    assert len(reply.text.splitlines()) == 2 and "[2]" not in reply.text
+    assert [c.section for c in reply.citations] == ["Chain rule"]
+
+
 async def test_an_answer_is_at_most_about_600_characters() -> None:
     long_rows = "\n".join(
         f"| Exam {n} | 10% | held on Monday of week {n} in Hall A, bring a calculator and an ID |"
