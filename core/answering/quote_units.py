@@ -37,6 +37,7 @@ MIN_WRAPPED_CHARS = 40
 _BULLET = re.compile(r"^\s*([•●○◦▪■□▫‣⁃∙·➢➤►▶✓✔❖◆◇*§Ø–—-]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])\s+")
 _GLYPH = re.compile(r"^[•●○◦▪■□▫‣⁃∙·➢➤►▶✓✔❖◆◇*§Ø–—-]\s+")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
 _SMALL_WORDS = frozenset(
     {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to"}
@@ -93,12 +94,20 @@ def passage_units(passage: int, text: str, section: str = "") -> list[QuoteUnit]
             context = f"{section} {heading}".strip()
             source = raw.get(unit, unit)
             units.append(
-                QuoteUnit(passage, len(units), _capped(unit), kind, shown, context, source)
+                QuoteUnit(
+                    passage, len(units), _capped(_unmarked(unit)), kind, shown, context, source
+                )
             )
             fresh = False
     if fresh and ": " in heading:  # "Instructor: Dr. Ada Moreno" ending a passage is a fact
         units.append(QuoteUnit(passage, len(units), heading, UnitKind.SENTENCE, source=heading))
     return units
+
+
+def _unmarked(unit: str) -> str:
+    """Markdown's inline-code marks dropped from what is quoted ("`f'(x) = 3x`" reads as
+    f'(x) = 3x in a chat); `source` keeps the passage's own text for matching."""
+    return _INLINE_CODE.sub(r"\1", unit)
 
 
 def _labels(unit: str) -> bool:

@@ -69,3 +69,9 @@ def test_a_run_of_text_without_end_marks_is_capped_at_a_word() -> None:
     [unit] = passage_units(0, " ".join(["word"] * 400))
     assert len(unit.text) <= MAX_UNIT_CHARS + 2
     assert unit.text.endswith("word …")
+
+
+def test_inline_code_marks_are_not_quoted_but_the_source_keeps_them() -> None:
+    [unit] = passage_units(0, "Chain rule: `f'(x) = 3x/sqrt(3x^2 + 4)` at every x.")
+    assert unit.text == "Chain rule: f'(x) = 3x/sqrt(3x^2 + 4) at every x."
+    assert unit.source == "Chain rule: `f'(x) = 3x/sqrt(3x^2 + 4)` at every x."
