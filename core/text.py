@@ -37,16 +37,21 @@ def split_sentences(text: str) -> list[str]:
     return [" ".join(parts) for parts in sentences]
 
 
-# A file name or a link in a sentence ("Lecture 2 slides: lecture-02-derivatives.pdf").
-_POINTER = re.compile(
-    r"(\w\.(pdf|md|txt|html?|docx?|pptx?|xlsx?|csv|ipynb|py|zip)\b|https?://|www\.)", re.I
+# A line pointing at material: a file name right after an optional label ("Lecture 2 slides:
+# lecture-02-derivatives.pdf (...)"), or a link anywhere. A file named inside a sentence is
+# content ("a package is a folder holding an __init__.py file").
+_FILE_FIRST = re.compile(
+    r"^[\s\"'`(]*(?:[^:\n]{1,40}:\s+)?[\s\"'`(]*[\w./-]*\w"
+    r"\.(pdf|md|txt|html?|docx?|pptx?|xlsx?|csv|ipynb|py|zip)\b",
+    re.I,
 )
+_LINK = re.compile(r"https?://|www\.", re.I)
 
 
 def names_a_file(text: str) -> bool:
-    """Whether `text` names a file or a link: it says where material is, not what it teaches,
-    so study cards, quiz questions and lesson bullets are not made of it."""
-    return bool(_POINTER.search(text))
+    """Whether `text` points at a file or a link: it says where material is, not what it
+    teaches, so study cards, quiz questions and lesson bullets are not made of it."""
+    return bool(_FILE_FIRST.match(text) or _LINK.search(text))
 
 
 # Marks that reorder the text around them (a name could be made to read backwards).

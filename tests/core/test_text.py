@@ -41,7 +41,10 @@ def test_a_capital_letter_ending_a_sentence_still_ends_it() -> None:
         ("Lecture 2 slides: lecture-02-derivatives.pdf (the rules)", True),
         ("Worked exercises: worked-exercises.md", True),
         ("Posted at https://portal.example.edu/math101", True),
+        ("Practice: `worked-exercises.md`, Exercises 3-6.", True),
+        ("lecture-01-limits.pdf (limits and continuity)", True),
         ("The derivative is the slope of the tangent line.", False),
+        ("A package is a folder holding an __init__.py file.", False),
         ("Differentiate f(x) = x.y with respect to x.", False),
     ],
 )

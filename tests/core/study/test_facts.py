@@ -131,3 +131,8 @@ def test_a_line_naming_a_file_or_a_link_makes_no_fact(found: Found) -> None:
         "Power rule: (x^n)' = n x^(n-1)."
     )
     assert found(text) == [(FactKind.DEFINITION, "Power rule", "(x^n)' = n x^(n-1)")]
+
+
+def test_a_file_named_inside_a_definition_is_content(found: Found) -> None:
+    text = "A package is a folder holding an __init__.py file."
+    assert found(text) == [(FactKind.DEFINITION, "package", "a folder holding an __init__.py file")]
