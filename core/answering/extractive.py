@@ -246,93 +246,104 @@ def _answer_type_matches(question: str, units: Sequence[QuoteUnit]) -> np.ndarra
     )
 
 
+class _Room:
+    """What an answer still holds: MAX_ANSWER_CHARS of quotes, each unit once (a unit that a
+    quoted one already holds is not quoted again)."""
+
+    def __init__(self) -> None:
+        self.left = MAX_ANSWER_CHARS
+        self.shown: list[str] = []
+
+    def take(self, unit: QuoteUnit) -> bool:
+        """Whether `unit` is quoted: new, and within the room left (the first always is)."""
+        key = _key(unit.shown)
+        if any(key in other for other in self.shown):
+            return False
+        cost = _cost(unit)
+        if self.shown and cost > self.left:
+            return False
+        self.shown.append(key)
+        self.left -= cost
+        return True
+
+
+def _cost(unit: QuoteUnit) -> int:
+    """The characters a quote of `unit` takes: the text, its quotation marks and citation."""
+    return len(unit.shown) + 8
+
+
 def _choose(units: list[QuoteUnit], scores: np.ndarray, typed: np.ndarray) -> list[list[QuoteUnit]]:
     """The best units, best first, each once, within MAX_ANSWER_CHARS; each may be followed
     by the units after it in its passage while there is room (a row by rows). Quotes led by
     a unit holding what the question asks for (`typed`: a date for "when") are shown first:
     the reader sees the date before the sentence about the exam."""
     best = float(scores.max())
+    where = {id(unit): n for n, unit in enumerate(units)}
     picks: list[list[QuoteUnit]] = []
-    shown: list[str] = []
-    room = MAX_ANSWER_CHARS
-
-    def fits(unit: QuoteUnit) -> bool:
-        nonlocal room
-        key = _key(unit.shown)
-        if any(key in other for other in shown):
-            return False
-        cost = len(unit.shown) + 8
-        if shown and cost > room:
-            return False
-        shown.append(key)
-        room -= cost
-        return True
+    room = _Room()
 
     def extend(pick: list[QuoteUnit]) -> None:
         for _ in range(FOLLOWING):
             last = pick[-1]
-            j = units.index(last) + 1
+            j = where[id(last)] + 1
             if j >= len(units) or units[j].passage != last.passage:
                 return
             # A row goes on with the rows of its table, not with the text after the table
             # ("Letter grades: ..." after the final exam's row); syllabusqa-dev unchanged.
             if last.kind is UnitKind.ROW and units[j].kind is not UnitKind.ROW:
                 return
-            if not fits(units[j]):
+            if not room.take(units[j]):
                 return
             pick.append(units[j])
 
     for i in np.argsort(-scores, kind="stable"):
         if len(picks) == QUOTED or (picks and scores[i] < CLOSE_TO_BEST * best):
             break
-        if fits(units[i]):
+        if room.take(units[i]):
             picks.append([units[i]])
     for pick in picks:
         extend(pick)
     # A whole table for a question about it: the sample course's "How is the course graded?"
     # showed three of its four weights; syllabusqa-dev, with few tables, lost 1 question.
-    picks = _whole_tables(units, scores, picks)
+    picks = _whole_tables(units, where, scores, picks)
     # Only the order changes, after the choice: which units fit stays the scores' call
     # (letting only such units lead lowered answer_span_hit, 0.642 -> 0.617, on every kind).
-    return sorted(picks, key=lambda pick: not typed[units.index(pick[0])])
+    return sorted(picks, key=lambda pick: not typed[where[id(pick[0])]])
 
 
 def _whole_tables(
-    units: list[QuoteUnit], scores: np.ndarray, picks: list[list[QuoteUnit]]
+    units: list[QuoteUnit],
+    where: dict[int, int],
+    scores: np.ndarray,
+    picks: list[list[QuoteUnit]],
 ) -> list[list[QuoteUnit]]:
     """Where two quotes or more are led by rows of one table scoring alike, the question is
     about the table ("How is the course graded?"), not one row ("When is the final exam?"):
     it is quoted whole, in its order, first in the room, if it fits in an answer; the other
-    quotes keep what room is left."""
-    where = {id(unit): n for n, unit in enumerate(units)}
+    quotes keep what room is left. (`where`: each unit's place in `units`, by identity.)"""
+    spans = [_table(units, where[id(pick[0])]) for pick in picks]
     led: dict[tuple[int, int], list[float]] = {}
-    for pick in picks:
-        n = where[id(pick[0])]
-        span = _table(units, n)
+    for pick, span in zip(picks, spans, strict=True):
         if span is not None:
-            led.setdefault(span, []).append(float(scores[n]))
+            led.setdefault(span, []).append(float(scores[where[id(pick[0])]]))
     tables = [
         span
         for span, led_by in led.items()
         if len(led_by) >= 2
         and sorted(led_by)[-2] >= ROWS_ALIKE * max(led_by)
-        and sum(len(units[k].shown) + 8 for k in range(*span)) <= MAX_ANSWER_CHARS
+        and sum(_cost(units[k]) for k in range(*span)) <= MAX_ANSWER_CHARS
     ]
     if not tables:
         return picks
     whole = [[units[k] for k in range(start, end)] for start, end in tables]
-    rest = [pick for pick in picks if _table(units, where[id(pick[0])]) not in tables]
+    rest = [pick for pick, span in zip(picks, spans, strict=True) if span not in tables]
     kept: list[list[QuoteUnit]] = []
-    shown: list[str] = []
-    room = MAX_ANSWER_CHARS
+    room = _Room()
     for pick in [*whole, *rest]:
         quoted = []
         for unit in pick:
-            key, cost = _key(unit.shown), len(unit.shown) + 8
-            if any(key in other for other in shown) or (shown and cost > room):
+            if not room.take(unit):
                 break
-            shown.append(key)
-            room -= cost
             quoted.append(unit)
         if quoted:
             kept.append(quoted)
