@@ -40,10 +40,10 @@ from core.generation import (
     GenerationError,
     GenerationStats,
     Message,
-    OllamaStructuredModel,
     check_reply,
     generate,
 )
+from core.generation.ollama_model import OllamaStructuredModel
 from core.llm import LlmUnavailableError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))

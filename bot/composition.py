@@ -28,12 +28,12 @@ from core.embedding.embedder import Embedder, writes_units
 from core.embedding.minilm_onnx import bundled_embedder
 from core.embedding.ollama_embedder import OllamaEmbedder
 from core.exercises import Grader, SymbolicChecker
-from core.generation import MaterialStore, OllamaStructuredModel
+from core.generation import MaterialStore, StructuredModel
 from core.generation.materials import MaterialsDesk
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from core.ledger import ReplyLedger
 from core.lessons import Engine, LessonService, pdflatex_available
-from core.llm import ChatModel, OllamaChatModel
+from core.llm import ChatModel
 from core.mistakes import MistakeLog
 from core.mistakes.outbox import MistakeOutbox
 from core.outages import Outages
@@ -131,13 +131,23 @@ def _ollama_options(settings: Settings, role: ModelRole) -> dict[str, Any] | Non
 
 def chat_model(settings: Settings, role: ModelRole) -> ChatModel | None:
     options = _ollama_options(settings, role)
-    return OllamaChatModel(**options) if options else None
+    if options is None:
+        return None
+    # Imported here: llama-index costs seconds at every start, and only a configured model
+    # needs it (the embedded default runs without one).
+    from core.llm.ollama_chat import OllamaChatModel
+
+    return OllamaChatModel(**options)
 
 
-def structured_model(settings: Settings, role: ModelRole) -> OllamaStructuredModel | None:
+def structured_model(settings: Settings, role: ModelRole) -> StructuredModel | None:
     """The model held to JSON schemas for `role` (generated exercises, study sets)."""
     options = _ollama_options(settings, role)
-    return OllamaStructuredModel(**options) if options else None
+    if options is None:
+        return None
+    from core.generation.ollama_model import OllamaStructuredModel
+
+    return OllamaStructuredModel(**options)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """Generated material: the structured-output layer every generator goes through
-(`core.generation.structured`), Ollama behind it (`core.generation.ollama_model`), and the
-store that caches what was generated (`core.generation.store`)."""
+(`core.generation.structured`), Ollama behind it (`core.generation.ollama_model`, imported
+only where a model is configured: llama-index is slow to import), and the store that caches
+what was generated (`core.generation.store`)."""
 
-from core.generation.ollama_model import OllamaStructuredModel
 from core.generation.store import (
     GeneratedMaterial,
     MaterialKind,
@@ -32,7 +32,6 @@ __all__ = [
     "MaterialKind",
     "MaterialStore",
     "Message",
-    "OllamaStructuredModel",
     "Outcome",
     "StructuredModel",
     "StructuredResult",

@@ -9,7 +9,7 @@ from typing import Any
 from llama_index.core.llms import ChatMessage, MessageRole
 
 from core.generation.structured import Message
-from core.llm import OllamaChatModel
+from core.llm.ollama_chat import OllamaChatModel
 
 _ROLES = {
     "system": MessageRole.SYSTEM,

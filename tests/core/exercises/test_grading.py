@@ -27,7 +27,7 @@ from core.exercises import (
 )
 from core.exercises.expressions import compare, read_expression
 from core.exercises.grading import parse_verdict
-from core.llm import OllamaChatModel
+from core.llm.ollama_chat import OllamaChatModel
 from core.prompts import GRADE_FREE_TEXT_SYSTEM
 
 

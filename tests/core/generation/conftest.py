@@ -11,8 +11,9 @@ from support.databases import BACKENDS, migrated_database
 from support.fake_ollama import FakeOllama, running_fake_ollama
 
 from core.database import create_engine
-from core.generation import GenerationStats, MaterialStore, OllamaStructuredModel
+from core.generation import GenerationStats, MaterialStore
 from core.generation.models import GeneratedMaterialRow
+from core.generation.ollama_model import OllamaStructuredModel
 
 
 @pytest.fixture(scope="module")

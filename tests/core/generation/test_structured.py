@@ -18,10 +18,10 @@ from core.generation import (
     GenerationStats,
     GenerationTimeoutError,
     Message,
-    OllamaStructuredModel,
     Outcome,
     generate,
 )
+from core.generation.ollama_model import OllamaStructuredModel
 from core.llm import LlmUnavailableError
 
 

@@ -12,7 +12,8 @@ from support.fake_ollama import FakeOllama, running_fake_ollama
 from core.context import Audience, Context
 from core.database import create_engine, migrate
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
-from core.generation import MaterialStore, OllamaStructuredModel
+from core.generation import MaterialStore
+from core.generation.ollama_model import OllamaStructuredModel
 from core.index import ChunkIndex, ChunkRecord, SearchHit, SparseEncoder
 from core.retrieval import Retriever
 from ingestion import Ingestor, discover

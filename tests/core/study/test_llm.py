@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from support.fake_ollama import FakeOllama, scripted
 
-from core.generation import GenerationStats, OllamaStructuredModel, Outcome
+from core.generation import GenerationStats, Outcome
+from core.generation.ollama_model import OllamaStructuredModel
 from core.index import ChunkRecord, SearchHit
 from core.study import feeds_mistake_log
 from core.study.checks import CountRange

@@ -16,7 +16,8 @@ from support.fake_ollama import FakeOllama, scripted
 from core.context import Audience, Context
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.errors import BadInputError
-from core.generation import MaterialStore, OllamaStructuredModel
+from core.generation import MaterialStore
+from core.generation.ollama_model import OllamaStructuredModel
 from core.index import ChunkRecord, SearchHit
 from core.retrieval import Retriever
 from core.study import NOT_FROM_MATERIAL, Quiz, StudySets, feeds_mistake_log

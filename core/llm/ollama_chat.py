@@ -1,10 +1,10 @@
-"""The language-model layer: one chat model per role, over Ollama (llama-index's client),
-with a timeout, retries on connection failures, and one typed error for every failure."""
+"""A chat model over Ollama (llama-index's client), with a timeout, retries on connection
+failures, and `core.llm`'s typed errors for every failure."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 import ollama
@@ -18,22 +18,9 @@ from tenacity import (
     wait_exponential,
 )
 
+from core.llm import LlmTimeoutError, LlmUnavailableError
+
 log = structlog.get_logger(__name__)
-
-
-class LlmUnavailableError(RuntimeError):
-    """The model did not answer (timeout, connection refused, server error)."""
-
-
-class LlmTimeoutError(LlmUnavailableError):
-    """The model did not answer in time."""
-
-
-class ChatModel(Protocol):
-    name: str
-
-    async def complete(self, system: str, user: str) -> str:
-        """The model's reply to one system + user exchange."""
 
 
 class OllamaChatModel:
