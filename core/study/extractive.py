@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from core.index import ChunkRecord, SearchHit
+from core.index import ChunkRecord, SearchHit, SparseEncoder
+from core.retrieval import GENERAL_KIND
 from core.study import checks
 from core.study.checks import CountRange, normalise
 from core.study.facts import Fact, FactKind, facts_in, leaf_section
@@ -33,6 +34,10 @@ MAX_EXPLANATION_CHARS = 200
 MAX_MINDMAP_NODES = 30
 MAX_LEAVES_PER_SECTION = 3
 MAX_LEAF_CHARS = 60
+# A syllabus's sections (where the slides are, the weekly schedule) join a mind map on a
+# teaching topic only when the teaching material has fewer sections than this: "derivatives"
+# on the sample course showed "Course Materials" beside the rules.
+MIN_TEACHING_SECTIONS = 4
 _GENERIC_COLUMNS = frozenset({"details", "detail", "description", "value", "info", "notes"})
 _GENERIC_SKILL_SECTION = re.compile(
     r"^(summary|introduction|overview|recap|review|(lecture|chapter|week|unit|part|session)\b.*)$",
@@ -298,8 +303,37 @@ def build_mindmap(
             if normalise(label) not in known and len(node.leaves) < MAX_LEAVES_PER_SECTION:
                 known.add(normalise(label))
                 node.leaves.append((label, Source.from_chunk(chunk)))
-    children = _pruned(list(documents.values()), max_nodes - 1)  # the root is one node
+    kept = _about_the_topic(topic, list(documents.values()), material)
+    children = _pruned(kept, max_nodes - 1)  # the root is one node
     return MindMap(topic=topic, root=MindNode(label=topic, children=tuple(children)))
+
+
+def _about_the_topic(
+    topic: str, documents: list[_Node], material: Sequence[Material]
+) -> list[_Node]:
+    """The documents without the syllabi when the teaching material has MIN_TEACHING_SECTIONS
+    sections or more and no syllabus section is named by the topic's words: a syllabus
+    mentions every topic in its outcomes and schedule, but "grading" is its own."""
+    syllabi = {c.document_id for c in map(_chunk, material) if c.kind == GENERAL_KIND}
+    if not syllabi:
+        return documents
+    teaching = [d for d in documents if d.source is None or d.source.document_id not in syllabi]
+    if _sections(teaching) < MIN_TEACHING_SECTIONS:
+        return documents
+    terms = SparseEncoder()
+    wanted = set(terms.terms(topic))
+    named = any(
+        wanted & set(terms.terms(node.label))
+        for document in documents
+        if document not in teaching
+        for node in _all(document)
+        if node is not document
+    )
+    return documents if named else teaching
+
+
+def _sections(documents: list[_Node]) -> int:
+    return sum(1 for document in documents for node in _all(document) if node is not document)
 
 
 def _sorted(children: dict[str, _Node]) -> list[_Node]:

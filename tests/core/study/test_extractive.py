@@ -9,7 +9,7 @@ from pathlib import Path
 
 from core.context import Context
 from core.index import ChunkRecord, SearchHit
-from core.retrieval import Retriever
+from core.retrieval import GENERAL_KIND, Retriever
 from core.study import checks
 from core.study.checks import FLASHCARD_COUNT, QUIZ_COUNT, CountRange, item_problems
 from core.study.extractive import build_flashcards, build_mindmap, build_quiz, skill_of
@@ -169,6 +169,31 @@ def test_a_mind_map_follows_the_documents_sections_in_reading_order(
     assert [n.label for n in rules.children[0].children] == ["Power rule"]
     assert rules.children[0].children[0].source is not None
     assert "  - l2.pdf" in mindmap.outline()
+
+
+def test_a_mind_map_on_a_teaching_topic_leaves_the_syllabus_out(chunk: Chunk, hits: Hits) -> None:
+    """The lecture has sections enough: the syllabus's "Course Materials" are not what
+    "derivatives" is about, even where the syllabus ranks first. When a syllabus section is
+    the topic ("course materials"), or the lecture says too little, the syllabus stays."""
+    lecture = [
+        chunk(f"{rule} rule: a formula.", section=f"Rules > {rule}", file_name="l2.pdf", number=n)
+        for n, rule in enumerate(["Power", "Product", "Quotient", "Chain"])
+    ]
+    syllabus = chunk(
+        "Slides are posted on the portal.",
+        section="Course Materials",
+        file_name="syllabus.md",
+        kind=GENERAL_KIND,
+    )
+    on_rules = build_mindmap("derivatives", hits(*lecture, syllabus))
+    assert [n.label for n in on_rules.root.children] == ["l2.pdf"]
+    assert [n.label for n in build_mindmap("rules", hits(syllabus, *lecture)).root.children] == [
+        "l2.pdf"
+    ]
+    on_the_course = build_mindmap("course materials", hits(syllabus, *lecture))
+    assert [n.label for n in on_the_course.root.children] == ["syllabus.md", "l2.pdf"]
+    thin = build_mindmap("power", hits(lecture[0], syllabus))
+    assert [n.label for n in thin.root.children] == ["l2.pdf", "syllabus.md"]
 
 
 def test_a_mind_map_stays_within_its_node_budget(chunk: Chunk, hits: Hits) -> None:
