@@ -1,5 +1,6 @@
 """Text rules used everywhere: sentence splitting (one rule for chunking, quoting, study
-facts and lesson slides), what names a file, how a user-supplied name is shown on one
+facts and lesson slides), what a heading looks like (quoting and lesson slides), what names a
+file, how a user-supplied name is shown on one
 printable line, and how names and codes compare."""
 
 from __future__ import annotations
@@ -40,6 +41,35 @@ def split_sentences(text: str) -> list[str]:
 # A line pointing at material: a file name right after an optional label ("Lecture 2 slides:
 # lecture-02-derivatives.pdf (...)"), or a link anywhere. A file named inside a sentence is
 # content ("a package is a folder holding an __init__.py file").
+# A heading: short, one line, no closing punctuation (the PDF loader keeps headings as
+# blocks of their own; Markdown ones start with #).
+MAX_HEADING_CHARS = 70
+MAX_HEADING_WORDS = 9
+# A list item's mark: a bullet glyph, "1." or "(a)".
+LIST_MARK = re.compile(r"^\s*([•●○◦▪■□▫‣⁃∙·➢➤►▶✓✔❖◆◇*§Ø–—-]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])\s+")
+MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
+_SMALL_WORDS = frozenset(
+    {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to"}
+    | {"vs", "with"}
+)
+
+
+def looks_like_heading(line: str) -> bool:
+    """A Markdown heading, or a short line of words in Title Case or ALL CAPS with no closing
+    punctuation, the way the PDF loader keeps headings (as blocks of their own): it names
+    what follows, it says nothing itself."""
+    if MARKDOWN_HEADING.match(line):
+        return True
+    if len(line) > MAX_HEADING_CHARS or line.endswith((".", ",", ";", "!", "?")):
+        return False
+    if LIST_MARK.match(line) or line.startswith("|") or "@" in line or "://" in line:
+        return False
+    words = re.findall(r"[^\W\d_][\w'’-]*", line)
+    if not words or len(line.split()) > MAX_HEADING_WORDS or "%" in line:
+        return False
+    return line.isupper() or all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in words)
+
+
 _FILE_FIRST = re.compile(
     r"^[\s\"'`(]*(?:[^:\n]{1,40}:\s+)?[\s\"'`(]*[\w./-]*\w"
     r"\.(pdf|md|txt|html?|docx?|pptx?|xlsx?|csv|ipynb|py|zip)\b",

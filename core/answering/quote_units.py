@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
 
-from core.text import split_sentences
+from core.text import (
+    LIST_MARK,
+    MARKDOWN_HEADING,
+    MAX_HEADING_CHARS,
+    looks_like_heading,
+    split_sentences,
+)
 
 # A unit with fewer words says nothing on its own ("Week 3", "10%").
 MIN_WORDS = 2
@@ -24,25 +30,15 @@ MIN_WORDS = 2
 MAX_UNIT_CHARS = 480
 # A longer list item is a paragraph: its sentences are quoted one by one.
 MAX_ITEM_CHARS = 300
-# A heading: short, one line, no closing punctuation (the PDF loader keeps headings as
-# blocks of their own; Markdown ones start with #).
-MAX_HEADING_CHARS = 70
-MAX_HEADING_WORDS = 9
 # A line this much shorter than its paragraph's longest line ended there (a row of a PDF
 # table, the last line of a paragraph) rather than wrapping.
 WRAPPED_SHARE = 0.7
 # ... and a line shorter than this never wraps (rows of figures are all short).
 MIN_WRAPPED_CHARS = 40
 
-_BULLET = re.compile(r"^\s*([•●○◦▪■□▫‣⁃∙·➢➤►▶✓✔❖◆◇*§Ø–—-]|\(?\d{1,2}[.)]|\(?[a-zA-Z][.)])\s+")
 _GLYPH = re.compile(r"^[•●○◦▪■□▫‣⁃∙·➢➤►▶✓✔❖◆◇*§Ø–—-]\s+")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
-_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+")
-_SMALL_WORDS = frozenset(
-    {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to"}
-    | {"vs", "with"}
-)
 
 
 class UnitKind(StrEnum):
@@ -80,8 +76,8 @@ def passage_units(passage: int, text: str, section: str = "") -> list[QuoteUnit]
         lines = [line.strip() for line in block.splitlines() if line.strip()]
         if not lines:
             continue
-        if len(lines) == 1 and _is_heading(lines[0]):
-            heading, fresh = _MARKDOWN_HEADING.sub("", lines[0]).rstrip(":").strip(), True
+        if len(lines) == 1 and looks_like_heading(lines[0]):
+            heading, fresh = MARKDOWN_HEADING.sub("", lines[0]).rstrip(":").strip(), True
             continue
         raw: dict[str, str] = {}
         for kind, unit in _block_units(lines, raw):
@@ -113,7 +109,7 @@ def _unmarked(unit: str) -> str:
 def _labels(unit: str) -> bool:
     """A unit that only says what comes next: a heading inside a block ("7. Excused
     absences"), a FAQ's question."""
-    if _is_heading(_BULLET.sub("", unit)):
+    if looks_like_heading(LIST_MARK.sub("", unit)):
         return True
     return unit.endswith("?") and len(unit) <= 2 * MAX_HEADING_CHARS
 
@@ -146,7 +142,7 @@ def _block_units(lines: list[str], raw: dict[str, str]) -> list[tuple[UnitKind, 
         if header is not None and rows == 0:
             run.append(" | ".join(header))  # a lone header row is plain text
         header = None
-        if _BULLET.match(line):
+        if LIST_MARK.match(line):
             found.extend(_run_units(run))
             run = []
         run.append(line)
@@ -164,7 +160,7 @@ def _run_units(run: list[str]) -> list[tuple[UnitKind, str]]:
         return []
     found: list[tuple[UnitKind, str]] = []
     joined[0] = _GLYPH.sub("", joined[0])
-    if _BULLET.match(run[0]) and len(joined[0]) <= MAX_ITEM_CHARS:
+    if LIST_MARK.match(run[0]) and len(joined[0]) <= MAX_ITEM_CHARS:
         found.append((UnitKind.ITEM, joined.pop(0)))
     found.extend(
         (UnitKind.SENTENCE, sentence.strip())
@@ -190,21 +186,6 @@ def join_wrapped(lines: list[str]) -> list[str]:
         else:
             joined.append(line)
     return joined
-
-
-def _is_heading(line: str) -> bool:
-    """A Markdown heading, or a short line of words in Title Case or ALL CAPS with no closing
-    punctuation, the way the PDF loader keeps headings (as blocks of their own)."""
-    if _MARKDOWN_HEADING.match(line):
-        return True
-    if len(line) > MAX_HEADING_CHARS or line.endswith((".", ",", ";", "!", "?")):
-        return False
-    if _BULLET.match(line) or line.startswith("|") or "@" in line or "://" in line:
-        return False
-    words = re.findall(r"[^\W\d_][\w'’-]*", line)
-    if not words or len(line.split()) > MAX_HEADING_WORDS or "%" in line:
-        return False
-    return line.isupper() or all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in words)
 
 
 def _cells(line: str) -> list[str]:

@@ -20,7 +20,7 @@ from core.index.chunk_index import SearchHit
 from core.lessons.models import Citation, Deck, Profile, Slide, SlideBounds, SlideKind
 from core.lessons.profiles import ADHD_MAX_BULLETS, adapt_deck, recap_slide, rules_for
 from core.retrieval import GENERAL_KIND
-from core.text import names_a_file, split_sentences
+from core.text import looks_like_heading, names_a_file, split_sentences
 
 MAX_BULLET_CHARS = 220
 MIN_BULLET_WORDS = 3
@@ -164,7 +164,7 @@ def _usable(sentence: str) -> bool:
     words = _WORD.findall(re.sub(r"\$[^$]*\$", " x ", sentence))
     return (
         len(words) >= MIN_BULLET_WORDS
-        and not sentence.startswith("#")
+        and not looks_like_heading(sentence)
         and not names_a_file(sentence)
     )
 

@@ -123,3 +123,16 @@ def test_a_sentence_naming_a_file_is_no_bullet() -> None:
 def test_a_title_with_an_abbreviation_stays_one_bullet() -> None:
     sentences, _ = split_passage("MATH 101 - Calculus I Dr. Ada Moreno - Fall 2026, weeks 4-6")
     assert sentences == ["MATH 101 - Calculus I Dr. Ada Moreno - Fall 2026, weeks 4-6"]
+
+
+def test_a_heading_inside_a_passage_is_no_bullet() -> None:
+    """A PDF keeps its headings as lines of the passage: they name the slide, they say
+    nothing on it (a syllabus deck showed "Section 8: Required Materials" as a bullet)."""
+    sentences, _ = split_passage(
+        "Section 8: Required Materials\n\nTextbook and course material required:\n\n"
+        "Chemistry: Atoms First, 2nd edition.\n\nSection 10: Academic Assessment (Grading)"
+    )
+    assert sentences == [
+        "Textbook and course material required:",
+        "Chemistry: Atoms First, 2nd edition.",
+    ]
