@@ -26,6 +26,7 @@ from ingestion.errors import CorruptFileError, EmptyFileError, EncryptedFileErro
 from ingestion.loaders.text_cleanup import (
     MIN_IMAGE_SIDE,
     clean_text,
+    contents_page,
     document_title,
     image_ref,
     list_item_text,
@@ -45,6 +46,8 @@ MIN_PARAGRAPH_GAP = 0.2
 # A line ending this far (share of the text width) short of the right edge ends a paragraph.
 SHORT_LINE = 0.15
 LARGER_TEXT = 1.15
+# A page with this many dot-leader entries or more holds a table of contents.
+MIN_CONTENTS_ENTRIES = 3
 
 _FORCE_BOLD_FLAG = 1 << 18
 _BOLD_FONT = re.compile(r"bold|black|heavy|demi|semibold", re.IGNORECASE)
@@ -63,6 +66,9 @@ class _Line:
     text: str  # cleaned
     box: tuple[float, float, float, float] | None  # left, bottom, right, top (PDF points)
     bold: bool = False
+    # For a table of contents entry ("Grading ...... 4", its dots cleaned away), the page it
+    # points at (0: none given): never a heading.
+    contents_page: int | None = None
 
     @property
     def height(self) -> float:
@@ -112,6 +118,7 @@ def load_pdf(path: Path, file_name: str, with_images: bool = False) -> LoadedDoc
     if not pages:
         raise CorruptFileError(f"{file_name} has no page that can be read: it may be damaged.")
     _drop_running_lines(pages)
+    _drop_contents(pages)
     slides = all(page.width > page.height for page in pages)
     layout = _measure(pages, slides)
     blocks = _slide_blocks(pages, layout) if slides else _document_blocks(pages, layout)
@@ -165,7 +172,8 @@ def _page_lines(textpage: pdfium.PdfTextPage) -> list[_Line]:
         end = start + len(stripped) - 1
         line_text = clean_text(_PDFIUM_SOFT_HYPHEN.sub("", stripped).replace("\ufffe", "-\n"))
         if line_text:
-            lines.append(_Line(line_text, *_line_geometry(textpage, start, end)))
+            box, bold = _line_geometry(textpage, start, end)
+            lines.append(_Line(line_text, box, bold, contents_page=contents_page(stripped)))
     return lines
 
 
@@ -240,6 +248,22 @@ def _drop_running_lines(pages: list[_Page]) -> None:
             if not _in_margin(line, page)
             or not (_PAGE_NUMBER.fullmatch(line.text) or counts[key(line)] >= repeated)
         ]
+
+
+def _drop_contents(pages: list[_Page]) -> None:
+    """Drop a table of contents: MIN_CONTENTS_ENTRIES entries or more on a page, pointing
+    at pages of this document in order. It repeats the headings, and quoted it answered
+    questions with "Section 10: Academic Assessment (Grading) 3". A list of points with dot
+    leaders ("Homework ...... 100") names no page of the document and stays."""
+    for page in pages:
+        entries = [line.contents_page for line in page.lines if line.contents_page is not None]
+        named = [number for number in entries if number]
+        if (
+            len(entries) >= MIN_CONTENTS_ENTRIES
+            and named == sorted(named)
+            and all(number <= len(pages) for number in named)
+        ):
+            page.lines = [line for line in page.lines if line.contents_page is None]
 
 
 def _measure(pages: list[_Page], slides: bool) -> _Layout:
@@ -401,7 +425,7 @@ def _is_heading(step: _Step, layout: _Layout) -> bool:
     """A short line that is ALL CAPS or Title Case and stands apart (bold, larger or with
     space above), or any short bold or larger line with space above."""
     line = step.line
-    if not _heading_shaped(line.text):
+    if line.contents_page is not None or not _heading_shaped(line.text):
         return False
     if line.box is None:
         return _heading_cased(line.text)

@@ -27,6 +27,9 @@ _PRIVATE_USE = re.compile(r"[\ue000-\uf8ff]")
 _SPACES = re.compile(r"[^\S\n]+")
 _HYPHENATED = re.compile(r"([^\W\d_])-\n([^\W\d_])")
 _BLANK_LINES = re.compile(r"\n{3,}")
+# A table of contents' dot leaders ("Grading ........ 4"): only the entry and its page stay.
+_DOT_LEADER = re.compile(r"[^\S\n]*(?:[.…][^\S\n]?){8,}[^\S\n]*")
+_CONTENTS_ENTRY = re.compile(r"(?:[.…][^\S\n]?){8,}[^\S\n]*(\d{1,4})?[^\S\n]*$")
 # Titles that editors and converters fill in by themselves ("Microsoft Word - notes.docx").
 _GENERATED_TITLE = re.compile(
     r"^(microsoft (word|powerpoint) - |untitled\b|powerpoint presentation$|slide \d+$)"
@@ -42,7 +45,8 @@ def clean_text(text: str) -> str:
     """Normalise extracted text; line breaks are kept, blank lines collapse to one.
 
     Unicode NFKC (so ligatures like "ﬁ" read "fi"), one space for any run of spaces or tabs,
-    no invisible or control characters, and a word hyphenated at a line end joined again."""
+    no invisible or control characters, no dot leaders, and a word hyphenated at a line end
+    joined again."""
     text = text.replace("\r\n", "\n").translate(_LINE_BREAKS)
     text = unicodedata.normalize("NFKC", text)
     text = "\n".join(_clean_line(line) for line in _INVISIBLE.sub("", text).split("\n"))
@@ -50,10 +54,18 @@ def clean_text(text: str) -> str:
     return _BLANK_LINES.sub("\n\n", text).strip()
 
 
+def contents_page(text: str) -> int | None:
+    """The page a table of contents entry points at ("Grading ........ 4": 4; 0 when its
+    dot leader ends the line with no number), or None when `text` is no such entry. Read
+    before `clean_text`, which drops the dots."""
+    match = _CONTENTS_ENTRY.search(text)
+    return None if match is None else int(match.group(1) or 0)
+
+
 def _clean_line(line: str) -> str:
     # Symbol-font glyphs land in the private use area: one opening a line is a bullet.
     line = _PRIVATE_USE.sub("", _PRIVATE_USE_BULLET.sub("•", line.strip()))
-    return _SPACES.sub(" ", line).strip()
+    return _SPACES.sub(" ", _DOT_LEADER.sub(" ", line)).strip()
 
 
 def _join_hyphenated(match: re.Match[str]) -> str:

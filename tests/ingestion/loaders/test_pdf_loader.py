@@ -187,6 +187,54 @@ def test_extracted_text_is_normalised() -> None:
     assert clean_text("the assign-\nment is due") == "the assignment is due"
     assert clean_text("Homework  30%\nMidterm   30%") == "Homework 30%\nMidterm 30%"
     assert clean_text("e-\nMail") == "e-\nMail"  # a capital after the hyphen is no split word
+    assert clean_text("Grading ............ 4") == "Grading 4"  # a contents entry's leader
+    assert clean_text("Homework . . . . . . . . 20%") == "Homework 20%"
+    assert clean_text("jury duty.....)") == "jury duty.....)"  # an ellipsis, not a leader
+    assert clean_text("1, 2, ..., n and so on...") == "1, 2, ..., n and so on..."
+
+
+def _contents_pdf(path: Path, entries: list[tuple[str, str]]) -> Path:
+    """A "Contents" page of dot-leader entries, spaced like headings, then one section."""
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    pdf.set_font("helvetica", "B", 14)
+    pdf.cell(0, 8, "Contents", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("helvetica", "", 11)
+    for entry, page in entries:
+        pdf.ln(4)
+        pdf.cell(0, 6, f"{entry} {'.' * 60} {page}", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(8)
+    pdf.set_font("helvetica", "B", 14)
+    pdf.cell(0, 8, "Office Hours", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(2)
+    pdf.set_font("helvetica", "", 11)
+    pdf.multi_cell(0, 5, "Office hours are on Wednesdays at two.", new_x="LMARGIN", new_y="NEXT")
+    pdf.add_page()
+    pdf.multi_cell(0, 5, "Grading is described here.", new_x="LMARGIN", new_y="NEXT")
+    return _write(pdf, path)
+
+
+def test_a_table_of_contents_is_dropped_and_heads_no_section(tmp_path: Path) -> None:
+    """Its entries repeat the headings (quoted, they answered "How is the course graded?"
+    with "Section 10: Academic Assessment (Grading) 3"); spaced like headings, they must not
+    open sections either: the real headings after them still do."""
+    entries = [("Office Hours", "1"), ("Academic Assessment (Grading)", "2"), ("Help", "2")]
+    document = load_pdf(_contents_pdf(tmp_path / "toc.pdf", entries), "toc.pdf")
+
+    texts = [block.text for block in document.blocks]
+    assert not any("Assessment" in text or ".." in text for text in texts)
+    by_text = {block.text: block for block in document.blocks}
+    assert by_text["Office hours are on Wednesdays at two."].section == ("Office Hours",)
+
+
+def test_points_with_dot_leaders_are_no_table_of_contents(tmp_path: Path) -> None:
+    """The figures name no page of a two-page document: the lines stay, without their dots."""
+    entries = [("Homework", "100"), ("Midterm", "150"), ("Final", "200")]
+    document = load_pdf(_contents_pdf(tmp_path / "points.pdf", entries), "points.pdf")
+
+    texts = [block.text for block in document.blocks]
+    assert any("Midterm 150" in text for text in texts)
+    assert not any(".." in text for text in texts)
 
 
 def test_images_are_collected_with_their_page_when_asked(tmp_path: Path) -> None:
