@@ -70,8 +70,10 @@ def looks_like_heading(line: str) -> bool:
     return line.isupper() or all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in words)
 
 
+# The label's first character is none of the leading marks, and one space follows its colon:
+# classes that could take the same characters re-scanned a line of "(" or tabs from each one.
 _FILE_FIRST = re.compile(
-    r"^[\s\"'`(]*(?:[^:\n]{1,40}:\s+)?[\s\"'`(]*[\w./-]*\w"
+    r"^[\s\"'`(]*(?:[^:\n\s\"'`(][^:\n]{0,39}:\s[\s\"'`(]*)?[\w./-]*\w"
     r"\.(pdf|md|txt|html?|docx?|pptx?|xlsx?|csv|ipynb|py|zip)\b",
     re.I,
 )

@@ -21,9 +21,10 @@ CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z]{2,5}\d{2}[0-9xX][a-z]?)(?
 _CODE_CELL = re.compile(r"^[A-Za-z][A-Za-z0-9_*.\-]{1,19}$")
 _NONE_WORDS = {"none", "no", "khong", "n/a", "na", "nil", "-", "--", "0", "nothing"}
 # "PRO192 (not applied to the BIT_AI and BA programs)": listed, but waived by the note.
-_WAIVER = re.compile(
-    r"\(([^)]*(?:not appl|kh[oô]ng [aá]p d[uụ]ng|not required|waived)[^)]*)\)", re.IGNORECASE
-)
+# A note in parentheses waiving the code before it. Parentheses are found first and their
+# words looked at after: one pattern for both re-scanned a run of "(" from each of them.
+_PARENTHESISED = re.compile(r"\(([^()]*)\)")
+_WAIVER_WORDS = re.compile(r"not appl|kh[oô]ng [aá]p d[uụ]ng|not required|waived", re.IGNORECASE)
 # Words before a code that make it apply to some students only ("students choosing JS combo
 # ... have to pass JPD133").
 _CONDITIONAL = re.compile(r"\b(?:choosing|if|only for|for students|students who|unless)\b")
@@ -111,12 +112,14 @@ def parse_prerequisites(raw: str) -> Prerequisites:
     waived: list[tuple[str, str]] = []
 
     def waive(match: re.Match[str]) -> str:
+        if not _WAIVER_WORDS.search(match.group(1)):
+            return match.group(0)
         before = CODE_IN_TEXT.findall(text[: match.start()])
         if before:
             waived.append((before[-1], match.group(1).strip()))
         return " "
 
-    remaining = _WAIVER.sub(waive, text)
+    remaining = _PARENTHESISED.sub(waive, text)
     for code, _ in waived:
         remaining = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(code)}(?![A-Za-z0-9_])", " ", remaining)
     if waived and not re.search(r"[A-Za-z0-9]", remaining):

@@ -78,10 +78,10 @@ CALCULUS_NAMES = frozenset(_CALCULUS)
 
 _ALLOWED = re.compile(r"[0-9A-Za-z\s+\-*/^(),.]*")
 # A number as Python's tokenizer reads it; digits inside a name (`x2`) are part of the name.
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_])(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_])(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _NUMBER_OR_NAME = re.compile(rf"{_NUMBER.pattern}|(?P<name>{_NAME.pattern})")
-_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _UNICODE = {
     "−": "-",
     "–": "-",

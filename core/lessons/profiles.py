@@ -137,7 +137,9 @@ def rules_for(profile: Profile) -> ProfileRules:
     return RULES[profile]
 
 
-_CLAUSE_SPLIT = re.compile(r"\s*;\s+")
+# The spaces before a semicolon are stripped from the clause, not matched: "\s*;" re-scanned
+# a run of spaces from each of them.
+_CLAUSE_SPLIT = re.compile(r";\s+")
 
 
 def split_ideas(item: str) -> list[str]:

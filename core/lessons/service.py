@@ -411,7 +411,9 @@ class LessonService:
         asked for), "add a warning about X" adds the sentence of the fresh passages that
         bears most on X, quoted and cited. Anything else needs a model."""
         warning = _WARNING.search(instruction)
-        about = _THEN_SHORTEN.split(warning.group(1))[0].strip(" .!?\"'“”") if warning else ""
+        # Spaces made single first: the split re-scanned a run of them from each one.
+        asked = " ".join(warning.group(1).split()) if warning else ""
+        about = _THEN_SHORTEN.split(asked)[0].strip(" .!?\"'“”")
         shorten = _SHORTEN.search(_WARNING.sub("", instruction)) is not None
         if not shorten and not about:
             raise BadInputError(NEEDS_MODEL)

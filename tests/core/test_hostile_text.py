@@ -1,0 +1,42 @@
+"""Text an attacker controls (a message, the lines of an uploaded file) against the patterns
+that read it: each is read in one pass. Patterns that could take the same characters two
+ways re-scanned a long run from each of its positions (about a second for 4,000 characters,
+hours for these); a regression here hangs the suite instead of slowing it."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.catalog.codes import parse_prerequisites
+from core.exercises.expressions import ExpressionTooLarge, read_number
+from core.lessons.profiles import split_ideas
+from core.text import names_a_file
+
+RUN = 200_000
+
+
+def test_an_answer_of_many_digits_is_refused_at_once() -> None:
+    with pytest.raises(ExpressionTooLarge):
+        read_number("1" * RUN + "x")
+
+
+def test_a_prerequisite_cell_of_open_parentheses_is_read() -> None:
+    parsed = parse_prerequisites("MAE101 " + "(" * RUN)
+    assert parsed.raw.startswith("MAE101 (")
+    assert parse_prerequisites("PRO192 (not applied to BA)").waived == (
+        ("PRO192", "not applied to BA"),
+    )
+
+
+def test_a_line_of_parentheses_or_tabs_names_no_file() -> None:
+    assert not names_a_file("(" * RUN)
+    assert not names_a_file("\t" * RUN + "x")
+    assert not names_a_file("Slides:" + " " * RUN + "x")
+    assert names_a_file("(Slides: lecture-02.pdf)")
+
+
+def test_a_long_run_of_spaces_before_a_semicolon_splits_into_ideas() -> None:
+    assert split_ideas("Bring a pen" + " " * RUN + "; bring paper") == [
+        "Bring a pen",
+        "bring paper",
+    ]
