@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 import ollama
 import structlog
@@ -51,6 +51,9 @@ from core.throttle import RequestThrottle
 from core.uploads import ExpectedUploads, UploadDesk
 from ingestion.captioning import OllamaCaptioner
 from ingestion.pipeline import Ingestor
+
+if TYPE_CHECKING:  # llama-index loads only where a model is configured
+    from core.llm.ollama_chat import OllamaOptions
 
 log = structlog.get_logger(__name__)
 
@@ -116,7 +119,7 @@ async def open_index(
     return index
 
 
-def _ollama_options(settings: Settings, role: ModelRole) -> dict[str, Any] | None:
+def _ollama_options(settings: Settings, role: ModelRole) -> OllamaOptions | None:
     """How to reach the Ollama model configured for `role`, or None when there is none."""
     model = settings.ollama_models.get(role)
     if settings.ollama_host is None or model is None:

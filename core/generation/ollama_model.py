@@ -4,12 +4,12 @@ and error policy), with the JSON schema sent as the request's `format`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from llama_index.core.llms import ChatMessage, MessageRole
 
 from core.generation.structured import Message
-from core.llm.ollama_chat import OllamaChatModel
+from core.llm.ollama_chat import OllamaChatModel, OllamaOptions
 
 _ROLES = {
     "system": MessageRole.SYSTEM,
@@ -19,25 +19,9 @@ _ROLES = {
 
 
 class OllamaStructuredModel:
-    def __init__(
-        self,
-        *,
-        host: str,
-        model: str,
-        timeout_s: float,
-        context_window: int,
-        attempts: int = 3,
-        temperature: float = 0.2,
-    ) -> None:
-        self.name = model
-        self._chat = OllamaChatModel(
-            host=host,
-            model=model,
-            timeout_s=timeout_s,
-            context_window=context_window,
-            attempts=attempts,
-            temperature=temperature,
-        )
+    def __init__(self, *, temperature: float = 0.2, **options: Unpack[OllamaOptions]) -> None:
+        self._chat = OllamaChatModel(temperature=temperature, **options)
+        self.name = self._chat.name
 
     async def chat_json(self, messages: Sequence[Message], schema: dict[str, Any]) -> str:
         chat = [ChatMessage(role=_ROLES[m.role], content=m.content) for m in messages]

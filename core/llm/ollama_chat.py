@@ -4,7 +4,7 @@ failures, and `core.llm`'s typed errors for every failure."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import httpx
 import ollama
@@ -21,6 +21,16 @@ from tenacity import (
 from core.llm import LlmTimeoutError, LlmUnavailableError
 
 log = structlog.get_logger(__name__)
+
+
+class OllamaOptions(TypedDict):
+    """How to reach one Ollama model: what every client over it is built from."""
+
+    host: str
+    model: str
+    timeout_s: float
+    context_window: int
+    attempts: NotRequired[int]
 
 
 class OllamaChatModel:
