@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 import structlog
-from matplotlib.figure import Figure
 
 from core.lessons.models import Citation, Slide
+from core.pictures import new_figure, png_of
 
 log = structlog.get_logger(__name__)
 
@@ -101,7 +101,7 @@ def concept_diagram(slide: Slide) -> SlideFigure:
     """A hub-and-spoke diagram: the slide's title in the middle, a short label for each of
     its points around it, numbered in reading order."""
     labels = [_short_label(item) for item in slide.content[:6]] or [_short_label(slide.title)]
-    fig = Figure(figsize=(4.2, 3.6), dpi=150)
+    fig = new_figure(figsize=(4.2, 3.6), dpi=150)
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(-1.6, 1.6)
     ax.set_ylim(-1.35, 1.35)
@@ -119,11 +119,9 @@ def concept_diagram(slide: Slide) -> SlideFigure:
         ax.text(x, y, f"{n + 1}. {textwrap.fill(label, 16)}", ha="center", va="center",
                 fontsize=8, color="#102a43",
                 bbox={"boxstyle": "round,pad=0.35", "fc": "#fff4d6", "ec": "#b7791f"})  # fmt: skip
-    out = io.BytesIO()
-    fig.savefig(out, format="png")
     listed = "; ".join(f"{n + 1}. {label}" for n, label in enumerate(labels))
     alt = f"Diagram of {slide.title}, linked to its points: {listed}."
-    return SlideFigure(out.getvalue(), alt, "Diagram of the slide's points")
+    return SlideFigure(png_of(fig), alt, "Diagram of the slide's points")
 
 
 def _short_label(text: str, words: int = 5) -> str:

@@ -8,12 +8,13 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import matplotlib
 import typst
 
 
 @functools.cache
 def font_dir() -> Path:
+    import matplotlib  # about a second to import: only where a deck is rendered
+
     return Path(matplotlib.get_data_path()) / "fonts" / "ttf"
 
 

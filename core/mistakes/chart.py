@@ -3,13 +3,8 @@ with the Agg canvas: pyplot, its global state and the configured backend are lef
 
 from __future__ import annotations
 
-import io
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
-
 from core.mistakes.log import SkillCount
+from core.pictures import new_figure, png_of
 
 EMPTY_TEXT = "No mistakes logged yet"
 MAX_BARS = 20
@@ -29,8 +24,9 @@ def mistakes_by_skill_png(counts: list[SkillCount], title: str) -> bytes:
     if len(ranked) > len(shown):
         title = f"{title} (top {len(shown)} of {len(ranked)} skills)"
 
-    figure = Figure(figsize=(_WIDTH_IN, 1.4 + 0.42 * len(shown)), dpi=_DPI, layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = new_figure(
+        figsize=(_WIDTH_IN, 1.4 + 0.42 * len(shown)), dpi=_DPI, layout="constrained"
+    )
     axes = figure.add_subplot()
     positions = range(len(shown))
     bars = axes.barh(positions, [count.count for count in shown], color=_BAR_COLOUR, height=0.6)
@@ -41,16 +37,17 @@ def mistakes_by_skill_png(counts: list[SkillCount], title: str) -> bytes:
     axes.invert_yaxis()
     axes.bar_label(bars, padding=3, fontsize=10)
     axes.set_xlim(0, max(count.count for count in shown) * 1.15 + 0.5)
+    from matplotlib.ticker import MaxNLocator  # loaded by new_figure already
+
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("Mistakes")
     axes.spines[["top", "right"]].set_visible(False)
     axes.set_title(title, parse_math=False, fontsize=12, loc="left")
-    return _png(figure)
+    return png_of(figure)
 
 
 def _empty_png(title: str) -> bytes:
-    figure = Figure(figsize=(_WIDTH_IN, 3.0), dpi=_DPI, layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = new_figure(figsize=(_WIDTH_IN, 3.0), dpi=_DPI, layout="constrained")
     axes = figure.add_subplot()
     axes.set_axis_off()
     axes.set_title(title, parse_math=False, fontsize=12, loc="left")
@@ -64,7 +61,7 @@ def _empty_png(title: str) -> bytes:
         fontsize=14,
         color="#666666",
     )
-    return _png(figure)
+    return png_of(figure)
 
 
 def _label(skill: str) -> str:
@@ -72,9 +69,3 @@ def _label(skill: str) -> str:
     if len(skill) <= MAX_LABEL_CHARS:
         return skill
     return skill[: MAX_LABEL_CHARS - 1].rstrip() + "…"
-
-
-def _png(figure: Figure) -> bytes:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata={"Software": None})
-    return buffer.getvalue()

@@ -6,13 +6,10 @@ loop."""
 from __future__ import annotations
 
 import asyncio
-import io
 import textwrap
 from dataclasses import dataclass
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
+from core.pictures import new_figure, png_of
 from core.study.models import MindMap, MindNode
 
 MAX_NODES = 60  # beyond this the picture would be unreadable: deeper levels are cut
@@ -73,12 +70,11 @@ def mindmap_png(mindmap: MindMap, *, max_nodes: int = MAX_NODES) -> bytes:
     placed = _layout(mindmap.root, max_nodes)
     columns = max(p.depth for p in placed) + 1
     rows = max(p.row for p in placed) + 1
-    figure = Figure(
+    figure = new_figure(
         figsize=(max(columns * _COLUMN_IN, 4.0), max(rows * _ROW_IN + 0.8, 2.5)),
         dpi=_DPI,
         layout="constrained",
     )
-    FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     axes.set_axis_off()
     axes.set_xlim(-0.55, columns - 0.45)
@@ -114,9 +110,7 @@ def mindmap_png(mindmap: MindMap, *, max_nodes: int = MAX_NODES) -> bytes:
                 "edgecolor": "none",
             },
         )
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata={"Software": None})
-    return buffer.getvalue()
+    return png_of(figure)
 
 
 async def render_mindmap(mindmap: MindMap, *, max_nodes: int = MAX_NODES) -> bytes:

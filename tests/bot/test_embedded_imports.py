@@ -1,6 +1,7 @@
-"""The embedded default (no model configured) starts without importing llama-index: the
-library takes seconds to import on every command, and only a configured Ollama model uses it
-(`bot.composition.chat_model`, `structured_model`)."""
+"""The embedded default (no model configured) opens its core without importing llama-index
+or matplotlib: each takes a second or more at every command's start, and only a configured
+Ollama model (`bot.composition.chat_model`, `structured_model`) or a picture
+(`core.pictures`) uses them."""
 
 from __future__ import annotations
 
@@ -21,11 +22,13 @@ async def main():
         assert assembly.bot is not None
 
 asyncio.run(main())
-print(sorted(name for name in sys.modules if name.startswith("llama_index")))
+print(sorted({name.split(".")[0] for name in sys.modules} & {"llama_index", "matplotlib"}))
 """
 
 
-def test_the_embedded_default_opens_its_core_without_llama_index(tmp_path: Path) -> None:
+def test_the_embedded_default_opens_its_core_without_llama_index_or_matplotlib(
+    tmp_path: Path,
+) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("COURSEBOT_")}
     env["COURSEBOT_DATA_DIR"] = str(tmp_path / "data")
     done = subprocess.run(
