@@ -99,7 +99,9 @@ _WARNING = re.compile(
     r"\b(?:warning|warn|caution|caveat)\s+(?:\w+\s+)?(?:about|on|against|regarding|of)\s+(.+)",
     re.I | re.S,
 )
-_THEN_SHORTEN = re.compile(r"\s+(?:and|then)\s+(?=(?:shorten|make|cut|trim|keep)\b)", re.I)
+# Only where a run of spaces begins (`(?<!\s)`): from inside one, each position re-scanned the
+# rest of the run (4,000 spaces: 0.4 s).
+_THEN_SHORTEN = re.compile(r"(?<!\s)\s+(?:and|then)\s+(?=(?:shorten|make|cut|trim|keep)\b)", re.I)
 
 
 class SourceFiles(Protocol):
@@ -411,9 +413,7 @@ class LessonService:
         asked for), "add a warning about X" adds the sentence of the fresh passages that
         bears most on X, quoted and cited. Anything else needs a model."""
         warning = _WARNING.search(instruction)
-        # Spaces made single first: the split re-scanned a run of them from each one.
-        asked = " ".join(warning.group(1).split()) if warning else ""
-        about = _THEN_SHORTEN.split(asked)[0].strip(" .!?\"'“”")
+        about = _THEN_SHORTEN.split(warning.group(1))[0].strip(" .!?\"'“”") if warning else ""
         shorten = _SHORTEN.search(_WARNING.sub("", instruction)) is not None
         if not shorten and not about:
             raise BadInputError(NEEDS_MODEL)

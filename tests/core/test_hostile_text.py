@@ -40,3 +40,11 @@ def test_a_long_run_of_spaces_before_a_semicolon_splits_into_ideas() -> None:
         "Bring a pen",
         "bring paper",
     ]
+
+
+def test_a_slide_edit_request_with_a_long_run_of_spaces_splits_at_once() -> None:
+    # The pattern itself, not a normalised copy of the request: any text it reads is safe.
+    from core.lessons.service import _THEN_SHORTEN
+
+    assert _THEN_SHORTEN.split("the quiz" + " " * RUN + "x") == ["the quiz" + " " * RUN + "x"]
+    assert _THEN_SHORTEN.split("the quiz and then shorten it") == ["the quiz and", "shorten it"]
