@@ -317,15 +317,16 @@ def _about_the_topic(
     syllabi = {c.document_id for c in map(_chunk, material) if c.kind == GENERAL_KIND}
     if not syllabi:
         return documents
-    teaching = [d for d in documents if d.source is None or d.source.document_id not in syllabi]
+    is_syllabus = [d.source is not None and d.source.document_id in syllabi for d in documents]
+    teaching = [d for d, syllabus in zip(documents, is_syllabus, strict=True) if not syllabus]
     if _sections(teaching) < MIN_TEACHING_SECTIONS:
         return documents
     terms = SparseEncoder()
     wanted = set(terms.terms(topic))
     named = any(
         wanted & set(terms.terms(node.label))
-        for document in documents
-        if document not in teaching
+        for document, syllabus in zip(documents, is_syllabus, strict=True)
+        if syllabus
         for node in _all(document)
         if node is not document
     )
