@@ -30,10 +30,12 @@ _BLANK_LINES = re.compile(r"\n{3,}")
 # A table of contents' dot leaders ("Grading ........ 4"): only the entry and its page stay.
 # Matched on text whose spaces are single already: a run of spaces before a leader would be
 # re-scanned from each of its positions (20,000 spaces in a line took 23 s).
-_DOT_LEADER = re.compile(r" ?(?:[.…] ?){8,}")
-# A contents entry ends with a leader: its last eight marks, looked for in the line's end.
-_LEADER_END = re.compile(r"(?:[.…] ?){8}$")
-_LEADER_WINDOW = 16
+_LEADER_MARKS = 8  # fewer is an ellipsis ("jury duty.....")
+_DOT_LEADER = re.compile(rf" ?(?:[.…] ?){{{_LEADER_MARKS},}}")
+# A contents entry ends with a leader: its last marks (each with at most one space after
+# it), looked for in the line's end only.
+_LEADER_END = re.compile(rf"(?:[.…] ?){{{_LEADER_MARKS}}}$")
+_LEADER_WINDOW = 2 * _LEADER_MARKS
 # Titles that editors and converters fill in by themselves ("Microsoft Word - notes.docx").
 _GENERATED_TITLE = re.compile(
     r"^(microsoft (word|powerpoint) - |untitled\b|powerpoint presentation$|slide \d+$)"
