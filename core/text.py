@@ -1,7 +1,7 @@
 """Text rules used everywhere: sentence splitting (one rule for chunking, quoting, study
 facts and lesson slides), what a heading looks like (quoting and lesson slides), what names a
-file, how a user-supplied name is shown on one
-printable line, and how names and codes compare."""
+file, how a user-supplied name is shown on one printable line, and how names and codes
+compare."""
 
 from __future__ import annotations
 
@@ -38,9 +38,6 @@ def split_sentences(text: str) -> list[str]:
     return [" ".join(parts) for parts in sentences]
 
 
-# A line pointing at material: a file name right after an optional label ("Lecture 2 slides:
-# lecture-02-derivatives.pdf (...)"), or a link anywhere. A file named inside a sentence is
-# content ("a package is a folder holding an __init__.py file").
 # A heading: short, one line, no closing punctuation (the PDF loader keeps headings as
 # blocks of their own; Markdown ones start with #).
 MAX_HEADING_CHARS = 70
@@ -70,6 +67,9 @@ def looks_like_heading(line: str) -> bool:
     return line.isupper() or all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in words)
 
 
+# A line pointing at material: a file name right after an optional label ("Lecture 2 slides:
+# lecture-02-derivatives.pdf (...)"), or a link anywhere. A file named inside a sentence is
+# content ("a package is a folder holding an __init__.py file").
 # The label's first character is none of the leading marks, and one space follows its colon:
 # classes that could take the same characters re-scanned a line of "(" or tabs from each one.
 _FILE_FIRST = re.compile(

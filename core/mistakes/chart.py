@@ -17,6 +17,8 @@ _DPI = 100
 def mistakes_by_skill_png(counts: list[SkillCount], title: str) -> bytes:
     """Horizontal bars, most frequent skill on top, each labelled with its count; at most
     MAX_BARS skills (the title says when more were left out). No data: a placeholder image."""
+    from matplotlib.ticker import MaxNLocator  # here, not at import: see core.pictures
+
     if not counts:
         return _empty_png(title)
     ranked = sorted(counts, key=lambda count: (-count.count, count.skill))
@@ -37,8 +39,6 @@ def mistakes_by_skill_png(counts: list[SkillCount], title: str) -> bytes:
     axes.invert_yaxis()
     axes.bar_label(bars, padding=3, fontsize=10)
     axes.set_xlim(0, max(count.count for count in shown) * 1.15 + 0.5)
-    from matplotlib.ticker import MaxNLocator  # loaded by new_figure already
-
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("Mistakes")
     axes.spines[["top", "right"]].set_visible(False)
