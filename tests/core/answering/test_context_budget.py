@@ -4,9 +4,12 @@ reading only what was packed, with the LLM and with the extractive fallback."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.answering import QuestionAnswering, pack, passage_chars
 from core.answering.budget import MIN_CUT, truncate
@@ -194,3 +197,90 @@ def test_a_passage_that_fits_after_the_matched_chunks_is_read_whole() -> None:
     a = small_to_big("a", "Before.", "The final exam is on 14 December.", "It is in Hall A.")
     [whole] = pack([a], 4000)
     assert whole == a
+
+
+def document_hits(
+    name: str, chunks: list[str], page: int | None = None, first: int = 0
+) -> list[SearchHit]:
+    """The hits of a document's chunks, as ingestion stores them: each chunk (its place
+    `first + n`) in a passage with its neighbours, joined by blank lines."""
+    found = []
+    for n, matched in enumerate(chunks):
+        passage = "\n\n".join(chunks[max(n - 1, 0) : n + 2])
+        chunk = replace(
+            hit(name, 0, passage).chunk,
+            id=f"{name}-{first + n}",
+            matched=matched,
+            page=page,
+            chunk_index=first + n,
+        )
+        found.append(SearchHit(chunk=chunk, score=1.0 - n / 100))
+    return found
+
+
+def test_neighbouring_hits_are_read_once_as_one_passage_in_the_documents_order() -> None:
+    # Ranked 1st and 2nd, chunk 2 and chunk 1 of one section: their passages share both.
+    parts = ["Grading. Homework counts", "for 20% and the final", "exam for 40%.", "Office."]
+    chunks = document_hits("syllabus", parts)
+    [passage] = pack([chunks[2], chunks[1]], 4000)
+    assert passage.chunk.text == "\n\n".join(parts)  # each chunk once, in order
+    assert passage.chunk.id == "syllabus-2"  # cited like the better-ranked hit
+    # A fact across the two chunks' boundary is whole in one passage.
+    assert "for 20% and the final\n\nexam for 40%." in passage.chunk.text
+
+
+def test_a_neighbour_packed_already_costs_nothing_so_the_room_goes_further() -> None:
+    parts = [f"Chunk {n} says one thing. " * 8 for n in range(6)]  # 208 characters each
+    chunks = document_hits("notes", parts)
+    other = document_hits("other", ["Another document's chunk. " * 8])
+    packed = pack([chunks[2], chunks[3], other[0]], 3 * 208 + 2 + 3 * 208)
+    texts = [h.chunk.text for h in packed]
+    for part in parts[1:5]:  # chunks 2 and 3, and both their outer neighbours
+        assert sum(text.count(part) for text in texts) == 1
+    assert names(packed) == ["notes-2", "other-0"]
+    assert passage_chars(packed) <= 3 * 208 + 2 + 3 * 208
+
+
+def test_chunks_on_different_pages_stay_apart_so_each_quote_cites_its_own_page() -> None:
+    [end_of_page_3] = document_hits("slides", ["The exam is on"], page=3)
+    [top_of_page_4] = document_hits("slides", ["14 December."], page=4, first=1)
+    packed = pack([end_of_page_3, top_of_page_4], 4000)
+    assert [(h.chunk.page, h.chunk.text) for h in packed] == [
+        (3, "The exam is on"),
+        (4, "14 December."),
+    ]
+
+
+def test_a_joined_passage_keeps_the_unit_scores_of_every_hit_in_it() -> None:
+    first, second = document_hits("syllabus", ["Homework is 20%.", "The final is 40%."])
+    first = replace(first, unit_scores=(("Homework is 20%.", 0.4),))
+    second = replace(second, unit_scores=(("The final is 40%.", 0.7),))
+    [passage] = pack([first, second], 4000)
+    assert passage.unit_scores == (("The final is 40%.", 0.7), ("Homework is 20%.", 0.4))
+    assert passage.chunk.matched == "Homework is 20%.\n\nThe final is 40%."
+
+
+@given(
+    sizes=st.lists(st.integers(1, 900), min_size=1, max_size=12),
+    ranking=st.randoms(use_true_random=False),
+    budget=st.integers(1, 5000),
+    pages=st.lists(st.sampled_from([1, 2]), min_size=12, max_size=12),
+)
+@settings(max_examples=200, deadline=None)
+def test_any_ranking_packs_each_chunk_at_most_once_within_the_budget(
+    sizes: list[int], ranking: random.Random, budget: int, pages: list[int]
+) -> None:
+    """Hits of two documents whose chunks are neighbours in any order, pages mixed."""
+    chunks = [
+        replace(found, chunk=replace(found.chunk, page=pages[n]))
+        for n, found in enumerate(
+            document_hits("a", [f"<{n}>" + "w" * size for n, size in enumerate(sizes)])
+        )
+    ] + document_hits("b", ["<b>" + "v" * 300])
+    ranking.shuffle(chunks)
+    packed = pack(chunks, budget)
+    assert passage_chars(packed) <= budget
+    text = "\n\n".join(h.chunk.text for h in packed)
+    for n in range(len(sizes)):
+        assert text.count(f"<{n}>") <= 1
+    assert packed and packed[0].chunk.id == chunks[0].chunk.id  # the top hit leads
