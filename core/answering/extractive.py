@@ -21,6 +21,7 @@ import numpy as np
 from core.answering.citations import CitationNumbers
 from core.answering.quote_units import QuoteUnit, UnitKind, passage_units
 from core.index import SearchHit, SparseEncoder
+from core.index.chunk_index import GUIDED_EXERCISE_KIND
 from core.prompts import ABSTENTION
 from core.replies import Answer
 
@@ -118,6 +119,15 @@ _ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
 )
 
 
+# A question about practice may be answered from a guided exercise's summary; any other is
+# answered from the teaching material when that supports it, as the step prompts are problems
+# to solve, not facts: "What is the derivative of x^3?" on the sample course quoted "Differentiate
+# f(x) = 2 x^3 with the power rule, then evaluate the derivative." first.
+_ASKS_FOR_PRACTICE = re.compile(
+    r"\b(exercises?|practi[cs]e|drills?|worksheets?|problem sets?)\b", re.I
+)
+
+
 class ExtractiveAnswerer:
     """Scores quotable units with no model call: lexically, and by the unit similarities
     retrieval attached to the hits (see the figures above: embedding sentences here quoted
@@ -138,7 +148,12 @@ class ExtractiveAnswerer:
         wanted = list(dict.fromkeys(self.terms.terms(question)))
         if not units or not wanted:
             return Answer(text=ABSTENTION, grounded=False, quoted=True, support=0.0)
-        coverage = self._coverage(wanted, self._asked_last(question), units)
+        last = self._asked_last(question)
+        coverage = self._coverage(wanted, last, units)
+        facts = _not_practice(question, units, hits)
+        if len(facts) < len(units) and coverage[facts].max(initial=0.0) >= self.threshold:
+            units = [units[n] for n in facts]
+            coverage = self._coverage(wanted, last, units)
         support = float(coverage.max())
         if support < self.threshold:
             return Answer(text=ABSTENTION, grounded=False, quoted=True, support=support)
@@ -195,6 +210,16 @@ class ExtractiveAnswerer:
             for unit in units
         ]
         return np.array(leads, dtype=np.float32)
+
+
+def _not_practice(question: str, units: list[QuoteUnit], hits: list[SearchHit]) -> list[int]:
+    """Which units may answer when the teaching material supports the question: all of them
+    for a question about practice, else those outside guided exercises' summaries."""
+    if _ASKS_FOR_PRACTICE.search(question):
+        return list(range(len(units)))
+    return [
+        n for n, unit in enumerate(units) if hits[unit.passage].chunk.kind != GUIDED_EXERCISE_KIND
+    ]
 
 
 def _length_norm(units: list[QuoteUnit]) -> np.ndarray:

@@ -238,6 +238,31 @@ async def test_the_demo_questions_show_the_fact_on_the_sample_course(sample_bot:
     ]
 
 
+async def test_a_question_is_answered_from_teaching_not_from_an_exercises_steps(
+    sample_bot: CourseBot,
+) -> None:
+    """The drill's step prompts ("Differentiate f(x) = 2 x^3 ...") are problems, not facts."""
+    derivative = await ask(sample_bot, "What is the derivative of x^3?", course="sample")
+    assert "Power rule: (x^n)' = n x^(n-1)." in derivative.text
+    assert all(not c.file_name.endswith(".exercise.yaml") for c in derivative.citations)
+    asked = await ask(sample_bot, "Is there an exercise on the product rule?", course="sample")
+    assert asked.text.startswith("“Guided exercise 'derivative-product-rule'")
+
+
+_DRILL = passage(
+    "Guided exercise 'chain-drill': The chain rule\nStep 1: Differentiate sin(3x).",
+    name="chain-drill.exercise",
+)
+EXERCISE = replace(_DRILL, chunk=replace(_DRILL.chunk, kind="guided_exercise"))
+
+
+async def test_an_exercise_alone_is_still_quoted_so_the_student_learns_it_exists() -> None:
+    lecture = passage("Office hours are on Tuesday.", name="lecture")
+    only = await answer("How do I differentiate sin(3x)?", EXERCISE, lecture)
+    assert only.grounded and "Step 1: Differentiate sin(3x)." in only.text
+    assert [c.file_name for c in only.citations] == ["chain-drill.exercise.pdf"]
+
+
 async def test_of_two_sentences_with_the_same_words_the_one_closer_in_meaning_comes_first() -> None:
     """Retrieval's unit scores (late chunking) break what the words alone cannot: both
     sentences hold "office" and "hours"; the stored units say which one answers."""
