@@ -133,11 +133,16 @@ def _block_units(lines: list[str], raw: dict[str, str]) -> list[tuple[UnitKind, 
                 continue
             if header is None:
                 header, rows = _cells(line), 0
+                if _labelled(header) and _pair(header):  # a key/value table's first pair
+                    raw[_pair(header)] = line
+                    found.append((UnitKind.ROW, _pair(header)))
+                    rows += 1
                 continue
-            row = _row(header, _cells(line))
-            raw[row] = line
-            found.append((UnitKind.ROW, row))
+            row = _pair(_cells(line)) if _labelled(header) else _row(header, _cells(line))
             rows += 1
+            if row:
+                raw[row] = line
+                found.append((UnitKind.ROW, row))
             continue
         if header is not None and rows == 0:
             run.append(" | ".join(header))  # a lone header row is plain text
@@ -201,6 +206,19 @@ def _row(header: list[str], cells: list[str]) -> str:
             pairs.append(f"{name}: {cell}" if name else cell)
     pairs.extend(cell for cell in cells[len(header) :] if cell)
     return "; ".join(pairs)
+
+
+def _labelled(header: list[str]) -> bool:
+    """Whether a table's first row is a label and its value ("| Syllabus ID: | 13339 |"): a
+    key/value table, which Markdown gives a header row like any other. Its rows read
+    "Pre-Requisite: AIL303m", not "Syllabus ID:: Pre-Requisite:; 13339: AIL303m"."""
+    return len(header) >= 2 and header[0].endswith(":") and len(header[0]) > 1
+
+
+def _pair(cells: list[str]) -> str:
+    label, *values = cells
+    value = "; ".join(cell for cell in values if cell)
+    return f"{label.rstrip(':').strip()}: {value}" if value else ""  # a label alone says nothing
 
 
 def _capped(text: str) -> str:

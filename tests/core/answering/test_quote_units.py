@@ -75,3 +75,20 @@ def test_inline_code_marks_are_not_quoted_but_the_source_keeps_them() -> None:
     [unit] = passage_units(0, "Chain rule: `f'(x) = 3x/sqrt(3x^2 + 4)` at every x.")
     assert unit.text == "Chain rule: f'(x) = 3x/sqrt(3x^2 + 4) at every x."
     assert unit.source == "Chain rule: `f'(x) = 3x/sqrt(3x^2 + 4)` at every x."
+
+
+def test_a_key_value_table_reads_as_its_pairs_its_first_row_too() -> None:
+    """Markdown makes a key/value table's first pair its header ("| Syllabus ID: | 13339 |"):
+    quoted with it, every row read "Syllabus ID:: Pre-Requisite:; 13339: AIL303m"."""
+    table = (
+        "|  Syllabus ID: | 13339 |   |\n"
+        "|--------------:|-------|---|\n"
+        "|  Syllabus English: |  |   |\n"
+        "| Pre-Requisite: | AIL303m |   |"
+    )
+    units = passage_units(0, table, "General information")
+    assert [(u.kind, u.text) for u in units] == [
+        (UnitKind.ROW, "Syllabus ID: 13339"),
+        (UnitKind.ROW, "Pre-Requisite: AIL303m"),  # a label without a value says nothing
+    ]
+    assert units[1].source == "| Pre-Requisite: | AIL303m |   |"
