@@ -33,11 +33,26 @@ def place_of(chat: Chat) -> Place:
     )
 
 
+def chat_principal(chat_id: int) -> str:
+    """The id of a chat that posts in its own name ("telegram:chat:-100..."): an anonymous
+    administrator posting as the group, or a channel."""
+    return f"{PLATFORM}:chat:{chat_id}"
+
+
+def author(message: Message) -> str:
+    """Who wrote a message, as the core knows them. A message posted as a chat (an anonymous
+    administrator, a channel) carries a user shared by every such post on Telegram
+    (GroupAnonymousBot, Channel_Bot): it is that chat's, never that user's, or an anonymous
+    admin of any group would hold every role granted to an anonymous admin of another."""
+    if message.sender_chat is not None:
+        return chat_principal(message.sender_chat.id)
+    return principal(_sender(message).id)
+
+
 async def member_for(bot: Bot, message: Message, *, admin_check: bool = False) -> Member:
-    user = _sender(message)
     return Member(
         platform=PLATFORM,
-        user_id=principal(user.id),
+        user_id=author(message),
         chat_admin=admin_check and await is_chat_admin(bot, message),
     )
 
@@ -53,8 +68,9 @@ async def is_chat_admin(bot: Bot, message: Message) -> bool:
     chat = message.chat
     if chat.type == ChatType.PRIVATE:
         return False
-    if message.sender_chat is not None and message.sender_chat.id == chat.id:
-        return True  # an anonymous administrator posts as the group itself
+    if message.sender_chat is not None:
+        # An anonymous administrator posts as the group itself; a channel is no member.
+        return message.sender_chat.id == chat.id
     member = await bot.get_chat_member(chat.id, _sender(message).id)
     return member.status in _ADMIN
 
@@ -64,8 +80,12 @@ def principal_argument(argument: str, message: Message, words_before: int) -> st
     `/grant ROLE USER`): as a reply it names the replied-to user; a number is a user id."""
     words = argument.split()
     replied = message.reply_to_message
-    if len(words) == words_before and replied is not None and replied.from_user is not None:
-        words.append(principal(replied.from_user.id))
+    if (
+        len(words) == words_before
+        and replied is not None
+        and (replied.sender_chat is not None or replied.from_user is not None)
+    ):
+        words.append(author(replied))
     elif len(words) == words_before + 1 and words[-1].isdigit():
         words[-1] = principal(int(words[-1]))
     return " ".join(words)

@@ -1142,3 +1142,48 @@ async def test_flashcard_buttons_show_the_answer_and_go_on_to_the_last_card(
     [notice] = [c for c in calls if c.method == "answerCallbackQuery"]
     assert notice.params["show_alert"] == "true" and "not available" in notice.params["text"]
     assert [c.method for c in calls] == ["answerCallbackQuery"]
+
+
+# Anonymous administrators ---------------------------------------------------------------
+
+# What Telegram puts in `from` of every anonymous administrator's message, in every group.
+GROUP_ANONYMOUS_BOT = {
+    "id": 1087968824,
+    "is_bot": True,
+    "first_name": "Group",
+    "username": "GroupAnonymousBot",
+}
+
+
+def anonymous(tg: TelegramBot, chat: dict[str, Any], text: str) -> dict[str, Any]:
+    """A message an anonymous administrator of `chat` sends: as the group itself."""
+    update = tg.fake.text_update(chat, GROUP_ANONYMOUS_BOT, text)
+    update["message"]["sender_chat"] = chat
+    return update
+
+
+async def test_an_anonymous_admin_of_another_group_cannot_take_a_course_bound_anonymously(
+    tg: TelegramBot,
+) -> None:
+    victims = group_chat(-1001111111111, "Algebra")
+    mallorys = group_chat(-1002222222222, "Mallory's group")
+    created = joined(await tg.send(anonymous(tg, victims, "/bind algebra-2")))
+    assert "You created it, so you are its instructor." in created
+    # The course's instructor is the group posting anonymously, not Telegram's shared user.
+    staff = await tg.core.handle(
+        Request(
+            OPERATOR,
+            Place(Audience.PRIVATE),
+            message_id="staff",
+            command=ParsedCommand("staff", ""),
+            course="algebra-2",
+            operator=True,
+        )
+    )
+    shown = staff.replies[0].text  # type: ignore[union-attr]
+    assert f"telegram:chat:{victims['id']}" in shown and "1087968824" not in shown
+    # An anonymous admin of another group is that group, and nobody on the course.
+    taken = joined(await tg.send(anonymous(tg, mallorys, "/bind algebra-2")))
+    assert "This group is now bound" not in taken
+    granted = joined(await tg.send(anonymous(tg, mallorys, "/grant instructor 666")))
+    assert "is now an instructor" not in granted
