@@ -381,7 +381,8 @@ class CourseBot:
             # No reply: the poll's chat is not the voter's, and they may not use the course.
             log.info("poll vote refused: not in the course", course=ref.course_id)
             return Response()
-        await self._access.record_presence(request, scope)
+        # A vote is scored but never makes the voter a member: it names the poll, not where
+        # it was cast, and a poll forwarded out of the group is voted on as the same poll.
         ctx = await self._access.context(request, scope)
         return Response(tuple(await self._study.vote(ctx, ref.quiz_id, ref.number, chosen)))
 

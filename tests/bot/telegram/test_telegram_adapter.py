@@ -1114,6 +1114,19 @@ async def test_a_vote_from_outside_the_course_or_on_an_unknown_poll_is_ignored(
     assert await logged_mistakes(tg, settings) == []
 
 
+async def test_a_vote_on_a_group_poll_never_makes_the_voter_a_member_of_a_closed_course(
+    tg: TelegramBot,
+) -> None:
+    """A forwarded poll is voted on as the same poll: the vote says nothing of the group."""
+    await bind_group(tg)
+    await course_in_dm(tg, TEACHER)
+    assert "is now closed" in joined(await tg.say(dm(TEACHER), TEACHER, "/invite closed"))
+    _quiz, polls = await quiz_polls(tg, GROUP, ALICE, "derivatives 2")
+    await tg.vote(polls[0].result["poll"], MALLORY, 0)
+    refused = joined(await tg.say(dm(MALLORY), MALLORY, f"/course {COURSE}"))
+    assert refused.startswith(f"You are not in the course '{COURSE}'")
+
+
 async def test_flashcard_buttons_show_the_answer_and_go_on_to_the_last_card(
     tg: TelegramBot,
 ) -> None:
