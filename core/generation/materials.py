@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from core.context import Context
+from core.context import Audience, Context
 from core.errors import BadInputError
 from core.generation.store import GeneratedMaterial, MaterialKind, MaterialStore
 from core.practice.exercise_writer import GENERATED_PREFIX, WrittenExercise
@@ -119,10 +119,14 @@ class MaterialsDesk:
 def cites_private_notes(material: GeneratedMaterial) -> bool:
     """Whether a stored set may quote its owner's private notes. A lesson made in a private
     audience counts whatever it cites (the lesson service's own rule: its edits may draw
-    on the notes later); other kinds count when a source is a note."""
+    on the notes later); so does a study set made there (its model read the notes, and may
+    have copied one while citing a public passage); other sets count when a source is a
+    note."""
     content: dict[str, Any] = material.content if isinstance(material.content, dict) else {}
     if material.kind is MaterialKind.LESSON:
         return material.parameters.get("scope") != "shared" or bool(content.get("private_chunks"))
+    if material.parameters.get("audience") == Audience.PRIVATE.value:
+        return True
     return any(
         isinstance(source, dict) and source.get("private") is True for source in _sources(content)
     )

@@ -22,6 +22,7 @@ from core.context import Context
 from core.embedding.embedder import Embedder
 from core.errors import BadInputError
 from core.generation import GenerationStats, MaterialStore, StructuredModel
+from core.generation.materials import cites_private_notes
 from core.index import SearchHit, SparseEncoder
 from core.llm import LlmTimeoutError, LlmUnavailableError
 from core.retrieval import MIN_TOPIC_SIMILARITY
@@ -158,17 +159,17 @@ class StudySets:
 
     async def load(self, ctx: Context, material_id: int) -> StudySet | None:
         """A stored set of this course by id (a quiz whose buttons are pressed after a
-        restart), or None. A set citing someone's private notes is theirs alone."""
+        restart), or None. A set that may quote someone's private notes (one made in their
+        private audience, or citing a note) is theirs alone."""
         material = await self._store.get(material_id)
         if material is None or material.course_id != ctx.course_id:
             return None
         kind = SET_TYPES.get(material.kind)
         if kind is None:
             return None
-        value = kind.from_json(material.content)
-        if material.owner_id != ctx.user_id and any(s.private for s in value.sources()):
-            return None
-        return value
+        if material.owner_id != ctx.user_id and cites_private_notes(material):
+            return None  # the one rule /materials applies too
+        return kind.from_json(material.content)
 
     # -------------------------------------------------------------------------------
 

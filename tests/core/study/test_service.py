@@ -204,10 +204,15 @@ async def test_a_stored_quiz_is_found_again_by_id_within_its_course(
     sample_sets: tuple[StudySets, CountingRetriever], alice: Context
 ) -> None:
     sets, _ = sample_sets
-    served = await sets.quiz(alice, "derivatives")
-    bob = replace(alice, user_id="bob")
+    in_group = replace(alice, audience=Audience.SHARED)
+    served = await sets.quiz(in_group, "derivatives")
+    bob = replace(in_group, user_id="bob")
     loaded = await sets.load(bob, served.material_id)
     assert isinstance(loaded, Quiz) and loaded == served.value
+    # One made in her direct messages is hers: the model may have read her notes there.
+    in_dm = await sets.quiz(alice, "derivatives")
+    assert await sets.load(bob, in_dm.material_id) is None
+    assert await sets.load(alice, in_dm.material_id) == in_dm.value
     assert await sets.load(replace(alice, course_id="other"), served.material_id) is None
     assert await sets.load(alice, served.material_id + 1000) is None
 
