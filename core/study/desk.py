@@ -154,7 +154,7 @@ class StudyDesk:
         words = argument.split()
         if len(words) not in (2, 3) or not all(w.isdigit() for w in words[:2]):
             raise BadInputError("Use /card SET N [back] (the numbers the buttons carry).")
-        cards = await self._sets.load(ctx, int(words[0]))
+        cards = await self._sets.load(ctx, int(words[0]), shown_here=True)
         if not isinstance(cards, FlashcardSet) or not cards.cards:
             raise BadInputError("Those flashcards are not available to you any more.")
         number = int(words[1])
@@ -180,7 +180,7 @@ class StudyDesk:
             raise BadInputError("Answer with /pick N B: the question's number, then A, B, C or D.")
         quiz_text, number, choice = match.groups()
         quiz_id = int(quiz_text) if quiz_text else await self._latest(ctx)
-        quiz = await self._sets.load(ctx, quiz_id)
+        quiz = await self._sets.load(ctx, quiz_id, shown_here=True)
         if not isinstance(quiz, Quiz):
             raise BadInputError("That quiz is not available to you any more; start one with /quiz.")
         index = int(number) - 1

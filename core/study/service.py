@@ -71,6 +71,12 @@ class _Material:
     pool: list[SearchHit]  # everything retrieved: distractors of the same course
 
 
+NOTES_STAY_PRIVATE = (
+    "That set may show your private notes, so I only open it where you alone read along: "
+    "ask me in a direct message."
+)
+
+
 class StudySets:
     def __init__(
         self,
@@ -157,18 +163,24 @@ class StudySets:
         """The map as a PNG picture (drawn in a worker thread)."""
         return await render_mindmap(mindmap)
 
-    async def load(self, ctx: Context, material_id: int) -> StudySet | None:
+    async def load(
+        self, ctx: Context, material_id: int, *, shown_here: bool = False
+    ) -> StudySet | None:
         """A stored set of this course by id (a quiz whose buttons are pressed after a
         restart), or None. A set that may quote someone's private notes (one made in their
-        private audience, or citing a note) is theirs alone."""
+        private audience, or citing a note) is theirs alone, and with `shown_here` (its
+        content is about to be shown) opened only where they alone read along."""
         material = await self._store.get(material_id)
         if material is None or material.course_id != ctx.course_id:
             return None
         kind = SET_TYPES.get(material.kind)
         if kind is None:
             return None
-        if material.owner_id != ctx.user_id and cites_private_notes(material):
-            return None  # the one rule /materials applies too
+        if cites_private_notes(material):  # the one rule /materials applies too
+            if material.owner_id != ctx.user_id:
+                return None
+            if shown_here and not ctx.private_audience:
+                raise BadInputError(NOTES_STAY_PRIVATE)
         return kind.from_json(material.content)
 
     # -------------------------------------------------------------------------------

@@ -77,3 +77,25 @@ async def test_a_set_made_where_the_model_read_her_notes_is_hers_whatever_it_cit
     # Alice herself still reads it.
     [turn] = await desk.card(alice, f"{served.material_id} 1 back")
     assert isinstance(turn, FlashcardTurn) and "4417" in (turn.back or "")
+
+
+async def test_her_own_private_set_is_not_opened_where_others_read(
+    chunk: Callable[..., ChunkRecord],
+    hits: Callable[..., list[SearchHit]],
+    store: MaterialStore,
+    model: OllamaStructuredModel,
+    fake_ollama: FakeOllama,
+) -> None:
+    public = chunk("Power rule: (x^n)' = n x^(n-1).", section="Power rule", file_name="l2.pdf")
+    cards = [
+        {"front": f"Card {n}: the power rule for x^{n}?", "back": f"{n} x^{n - 1}.", "passage": 1}
+        for n in range(2, 12)
+    ]
+    fake_ollama.chat_reply = scripted(json.dumps({"cards": cards}))
+    sets = StudySets(FixedRetriever(hits(public)), store, model=model)
+    alice = Context(platform="t", course_id="sample", user_id="alice", audience=Audience.PRIVATE)
+    served = await sets.flashcards(alice, "power rule")
+    desk = StudyDesk(sets, store=MemorySessionStore(), outbox=None, prefix="x")  # type: ignore[arg-type]
+    in_group = Context(platform="t", course_id="sample", user_id="alice", audience=Audience.SHARED)
+    with pytest.raises(BadInputError, match="direct message"):
+        await desk.card(in_group, f"{served.material_id} 1 back")
