@@ -329,6 +329,8 @@ class LessonService:
         slides[slide_number - 1] = revised
         edited = deck.model_copy(update={"slides": slides, "version": deck.version + 1})
         parameters = {k: v for k, v in target.parameters.items() if k not in ("base", "version")}
+        if ctx.private_audience:  # an edit made there may quote the notes: it stays there
+            parameters["scope"] = "private"
         bounds = SlideBounds.parse(parameters["slides"])
         rendered = await self._render(ctx, edited, bounds)
         base_id = target.content.get("base") or target.id
@@ -530,7 +532,11 @@ class LessonService:
         rows = [m for m in rows if m.content.get("format") == FORMAT_VERSION]
         if ctx.private_audience:
             return rows
-        return [m for m in rows if m.parameters.get("scope") == "shared"]
+        return [
+            m
+            for m in rows
+            if m.parameters.get("scope") == "shared" and not m.content.get("private_chunks")
+        ]
 
     async def _newest_version(self, ctx: Context, base: GeneratedMaterial) -> GeneratedMaterial:
         versions = [m for m in await self._lessons(ctx) if m.parameters.get("base") == base.id]

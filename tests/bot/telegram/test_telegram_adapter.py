@@ -1200,3 +1200,28 @@ async def test_an_anonymous_admin_of_another_group_cannot_take_a_course_bound_an
     assert "This group is now bound" not in taken
     granted = joined(await tg.send(anonymous(tg, mallorys, "/grant instructor 666")))
     assert "is now an instructor" not in granted
+
+
+async def test_a_group_lesson_edited_in_a_direct_message_stays_there(tg: TelegramBot) -> None:
+    """The edit may quote her notes: the group keeps getting the version made there."""
+    import pypdfium2 as pdfium
+
+    def pdf_text(pdf: bytes) -> str:
+        document = pdfium.PdfDocument(pdf)
+        try:
+            return "\n".join(page.get_textpage().get_text_range() for page in document)
+        finally:
+            document.close()
+
+    await bind_group(tg)
+    await course_in_dm(tg, ALICE)
+    await tg.upload(dm(ALICE), ALICE, "alice-notes.md", ALICE_NOTE, caption="/notes")
+    first = await tg.say(GROUP, ALICE, "/lesson derivatives --slides 3-4")
+    assert [c for c in first if c.method == "sendDocument"]
+    edit = '/lesson edit 1 "add a warning about where the study group meets"'
+    await tg.say(dm(ALICE), ALICE, edit)
+    again = await tg.say(GROUP, ALICE, "/lesson derivatives --slides 3-4")
+    [document] = [c for c in again if c.method == "sendDocument" and c.chat_id == GROUP["id"]]
+    [(_name, pdf)] = list(document.files.values())
+    assert "Blue Heron" not in pdf_text(pdf)
+    assert "your notes" not in visible_text(document.params.get("caption", ""))
