@@ -786,10 +786,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"coursebot: {error}", file=sys.stderr)
         return 2
     except Exception as error:
-        if not _index_refused(error):
+        if not (_index_refused(error) or _said_to_the_user(error)):
             raise
         print(f"coursebot: {error}", file=sys.stderr)
         return 2
+
+
+def _said_to_the_user(error: Exception) -> bool:
+    """A refusal the core words for people ("'bad id!' is not a course id: ..."): one line,
+    whichever command met it, never a traceback."""
+    from core.errors import UserFacingError
+
+    return isinstance(error, UserFacingError)
 
 
 def _index_refused(error: Exception) -> bool:

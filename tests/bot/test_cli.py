@@ -83,6 +83,16 @@ def test_watch_rejects_a_bad_interval(capsys: pytest.CaptureFixture[str]) -> Non
     assert "'soon' is not an interval like 90s, 15m, 2h or 1d" in capsys.readouterr().err
 
 
+def test_a_bad_course_id_to_ingest_is_one_line_not_a_traceback(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    syllabus = tmp_path / "syllabus.md"
+    syllabus.write_text("# Exams\n\nThe final exam is on 14 December.\n")
+    assert main(["ingest", str(syllabus), "--course", "bad id!"]) == 2
+    err = capsys.readouterr().err
+    assert "coursebot: 'bad id!' is not a course id" in err and "Traceback" not in err
+
+
 def test_notes_are_quoted_only_to_their_owner_in_private_from_the_terminal(
     data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
