@@ -128,6 +128,9 @@ _ASKS_FOR_PRACTICE = re.compile(
 )
 
 
+QUANTITY_WORDS = "much many"
+
+
 class ExtractiveAnswerer:
     """Scores quotable units with no model call: lexically, and by the unit similarities
     retrieval attached to the hits (see the figures above: embedding sentences here quoted
@@ -138,6 +141,10 @@ class ExtractiveAnswerer:
         # The index's own terms (stop words out, stemmed, stems cached): lexical scoring
         # here and the sparse search agree on what a word is.
         self.terms = SparseEncoder()
+        # "How much", "how many" ask for a quantity (the answer-type rules look for one); as
+        # key terms they were absent from every unit and outweighed the subject ("How much
+        # is homework worth?" was declined beside "Homework | 20%").
+        self.asking = frozenset(self.terms.terms(QUANTITY_WORDS))
 
     async def answer(self, question: str, hits: list[SearchHit]) -> Answer:
         units = [
@@ -145,7 +152,7 @@ class ExtractiveAnswerer:
             for number, hit in enumerate(hits[:PASSAGES_READ])
             for unit in passage_units(number, hit.chunk.text, hit.chunk.section)
         ]
-        wanted = list(dict.fromkeys(self.terms.terms(question)))
+        wanted = [t for t in dict.fromkeys(self.terms.terms(question)) if t not in self.asking]
         if not units or not wanted:
             return Answer(text=ABSTENTION, grounded=False, quoted=True, support=0.0)
         last = self._asked_last(question)

@@ -238,6 +238,13 @@ async def test_the_demo_questions_show_the_fact_on_the_sample_course(sample_bot:
     ]
 
 
+async def test_how_much_asks_for_a_quantity_and_is_no_key_term_of_its_own(
+    sample_bot: CourseBot,
+) -> None:
+    worth = await ask(sample_bot, "How much is homework worth?", course="sample")
+    assert worth.text.startswith("“Component: Homework; Weight: 20%")
+
+
 async def test_a_question_is_answered_from_teaching_not_from_an_exercises_steps(
     sample_bot: CourseBot,
 ) -> None:
