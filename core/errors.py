@@ -35,7 +35,3 @@ class PermissionDeniedError(UserFacingError):
     @classmethod
     def because(cls, message: str) -> PermissionDeniedError:
         return cls("", "", message)
-
-
-class ThrottledError(UserFacingError):
-    """The user sends faster than the per-user limit allows."""

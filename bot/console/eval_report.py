@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from bot.common.wording import plural
 from bot.evaluation import EvalResult
 from core.evaluation import Metrics, QuestionResult
-from ingestion.pipeline import FileStatus
+from core.material import FileStatus
 
 MISSING = "-"
 OVERALL = "all"

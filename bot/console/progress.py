@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot.common.wording import plural, shown_name
-from ingestion.pipeline import IngestProgress
+from core.material import IngestProgress
 
 
 @contextmanager

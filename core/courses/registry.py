@@ -17,8 +17,6 @@ from core.context import Role
 from core.courses.models import CourseMember, CourseRow, CourseStaff
 from core.database.upsert import upsert
 
-STAFF_ROLES = (Role.INSTRUCTOR, Role.MODERATOR)
-
 
 @dataclass(frozen=True, slots=True)
 class Course:

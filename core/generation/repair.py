@@ -23,9 +23,6 @@ LATEX_BACKSLASH = "latex_backslash"
 TRAILING_COMMA = "trailing_comma"
 LONE_OBJECT = "lone_object"
 
-# The order repairs run in; also the order they are reported in.
-REPAIR_ORDER = (CODE_FENCE, LATEX_BACKSLASH, TRAILING_COMMA, LONE_OBJECT)
-
 _FENCE_WHOLE = re.compile(r"^\s*```[A-Za-z0-9_-]*[ \t]*\n?(.*?)\n?[ \t]*```\s*$", re.DOTALL)
 _FENCE_INSIDE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL)
 
