@@ -3,8 +3,6 @@ struggles (by skill, by exercise step, by student), the latest mistakes, and a C
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from config import Settings
 from core.database import open_database
 from core.mistakes.models import Mistake
+from core.spreadsheet_csv import SpreadsheetCsv
 
 # Longer answers and grader details are cut: the log is for spotting patterns, not archiving.
 MAX_TEXT_CHARS = 2000
@@ -37,8 +36,6 @@ CSV_COLUMNS = (
     "platform",
 )
 _UPSERT_DIALECTS = ("postgresql", "sqlite")
-# A spreadsheet would run a cell starting with one of these as a formula.
-_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,23 +269,20 @@ class MistakeLog:
         student: str | None = None,
         exercise: str | None = None,
     ) -> bytes:
-        """Every matching mistake, oldest first, as UTF-8 CSV with a header row. Cells that a
-        spreadsheet would take for a formula are prefixed with a single quote."""
+        """Every matching mistake, oldest first, as UTF-8 CSV with a header row (cells a
+        spreadsheet would run as formulas are made text: `core.spreadsheet_csv`)."""
         statement = (
             select(Mistake)
             .where(*_filters(course_id, skill=skill, student=student, exercise=exercise))
             .order_by(Mistake.created_at, Mistake.id)
         )
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        writer.writerow(CSV_COLUMNS)
+        table = SpreadsheetCsv(CSV_COLUMNS)
         async with self._engine.connect() as connection:
             result = await connection.stream(statement)
             async for row in result:
                 entry = _entry(row)
-                writer.writerow(
-                    _safe_cell(cell)
-                    for cell in (
+                table.add(
+                    (
                         entry.created_at.isoformat(),
                         entry.course_id,
                         entry.student_id,
@@ -300,7 +294,7 @@ class MistakeLog:
                         entry.platform,
                     )
                 )
-        return buffer.getvalue().encode("utf-8")
+        return table.to_bytes()
 
     def _insert_ignoring_replays(self, values: dict[str, object]) -> Insert:
         dialect = self._engine.dialect.name
@@ -354,7 +348,3 @@ def _entry(row: Row[Any]) -> MistakeEntry:
 
 def _utc(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _safe_cell(value: str) -> str:
-    return "'" + value if value.startswith(_FORMULA_PREFIXES) else value

@@ -8,13 +8,13 @@ name, and each note's guid from the deck and the card's front."""
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import html
 import io
 
 import genanki
 
+from core.spreadsheet_csv import csv_bytes
 from core.study.models import FlashcardSet
 
 # Anki ids are 64-bit; genanki's docs suggest this range for hand-picked ones.
@@ -24,13 +24,10 @@ _CARD_CSS = ".card { font-family: sans-serif; font-size: 20px; text-align: left;
 
 
 def cards_csv(cards: FlashcardSet) -> bytes:
-    """Front, back and source per card: imports into Anki and most flashcard apps."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["front", "back", "source"])
-    for card in cards.cards:
-        writer.writerow([card.front, card.back, card.source.label() if card.source else ""])
-    return out.getvalue().encode()
+    """Front, back and source per card: imports into Anki and most flashcard apps; the
+    material's cells never run as spreadsheet formulas."""
+    rows = ((c.front, c.back, c.source.label() if c.source else "") for c in cards.cards)
+    return csv_bytes(("front", "back", "source"), rows)
 
 
 def anki_deck(cards: FlashcardSet, deck_name: str, *, course_id: str) -> bytes:

@@ -4,6 +4,8 @@ once, and scores the quiz; flashcards and mind maps arrive as cards and a pictur
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -105,3 +107,34 @@ async def test_flashcards_with_anki_come_with_an_anki_deck(assembly: Assembly) -
     # The same set is served from the cache with or without the export.
     [again] = await replies(bot, "", "ana", **command("flashcards", "derivatives"))
     assert again == cards
+
+
+ORGANISMS = """# Model organisms
+
+Model organisms are species studied in depth so that findings transfer to others.
+
+| Trait | Organism |
+|---|---|
+| Embryos you can see through | =HYPERLINK("http://evil.example/t","zebrafish") |
+| Ten-day generations for classic genetics | @SUM(1+1) |
+| Most genes shared with humans | +1+1 |
+"""
+
+
+async def test_flashcards_csv_from_a_hostile_table_holds_no_formula(
+    assembly: Assembly, tmp_path: Path
+) -> None:
+    material = tmp_path / "organisms.md"
+    material.write_text(ORGANISMS, encoding="utf-8")
+    report = await assembly.bot.ingest_files("sample", [SourceFile.at(material)])
+    assert not report.failed
+
+    _, export = await replies(
+        assembly.bot, "", "ana", **command("flashcards", "model organisms --csv")
+    )
+
+    assert isinstance(export, DocumentReply)
+    cells = [cell for row in csv.reader(io.StringIO(export.content.decode())) for cell in row]
+    assert '\'=HYPERLINK("http://evil.example/t","zebrafish")' in cells
+    assert {"'@SUM(1+1)", "'+1+1"} <= set(cells)
+    assert not [cell for cell in cells if cell.startswith(("=", "+", "-", "@"))]

@@ -73,3 +73,26 @@ def test_the_csv_has_front_back_and_source() -> None:
         ["What does the power rule say?", "d/dx x^n = n x^(n-1)", "lecture-02.pdf, p. 3"],
         ["Is <b>x</b> & y bold?", "No: it is text", ""],
     ]
+
+
+def test_the_csv_turns_formula_cells_into_text() -> None:
+    hostile = FlashcardSet(
+        topic="organisms",
+        cards=(
+            Flashcard(
+                front="Which organism has transparent embryos?",
+                back='=HYPERLINK("http://evil.example/t","zebrafish")',
+                source=Source(file="=cmd|'/c calc'!A0.pdf", page=1),
+            ),
+            Flashcard(front="@SUM(1+1)", back="+1+1"),
+        ),
+    )
+
+    rows = list(csv.reader(io.StringIO(cards_csv(hostile).decode("utf-8"))))
+
+    assert rows[1] == [
+        "Which organism has transparent embryos?",
+        '\'=HYPERLINK("http://evil.example/t","zebrafish")',
+        "'=cmd|'/c calc'!A0.pdf, p. 1",
+    ]
+    assert rows[2] == ["'@SUM(1+1)", "'+1+1", ""]
