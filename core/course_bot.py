@@ -48,7 +48,6 @@ from core.replies import (
     Reply,
     SourceEntry,
     SourceList,
-    shows_private_notes,
 )
 from core.requests import Place, Request, Response
 from core.study.desk import StudyDesk
@@ -56,6 +55,7 @@ from core.study.polls import PollAnswered, PollRef, PollRegistry
 from core.text import shown_name
 from core.throttle import RequestThrottle
 from core.uploads import SEND_NOTES_FIRST, UploadDesk
+from core.visibility import reads_alone, response_private
 
 log = structlog.get_logger(__name__)
 
@@ -221,7 +221,7 @@ class CourseBot:
         if (
             spec is not None
             and spec.confidential
-            and not (ctx.private_audience or request.place.whisper)
+            and not reads_alone(ctx, whisper=request.place.whisper)
         ):
             raise BadInputError(
                 CONFIDENTIAL_HERE.format(
@@ -496,10 +496,8 @@ class CourseBot:
 
 
 def _response(replies: Sequence[Reply], *, private: bool) -> Response:
-    """The one place a routed response's privacy is decided: the command's own flag, or any
-    reply showing the asker's private notes (a lesson or study set citing them), so such a
-    reply is whispered (ephemeral on Discord) whichever command gave it."""
-    return Response(tuple(replies), private or any(shows_private_notes(r) for r in replies))
+    """A routed response, private as the policy says (`core.visibility.response_private`)."""
+    return Response(tuple(replies), response_private(replies, command_private=private))
 
 
 # Presses of a quiz's or a deck's buttons, where the platform shows the reply to the presser

@@ -187,25 +187,6 @@ Reply = (
 )
 
 
-def shows_private_notes(reply: Reply) -> bool:
-    """Whether `reply` shows the asker's private notes: a citation of them, or a file made
-    from them. Such a reply is for the asker alone (`CourseBot` marks its response private,
-    ephemeral on Discord), whichever command gave it."""
-    if isinstance(reply, DocumentReply):
-        return reply.private
-    if isinstance(reply, Answer):
-        return any(c.private for c in reply.citations)
-    if isinstance(reply, ExerciseSheet):
-        return any(c.private for c in reply.sources)
-    if isinstance(reply, QuizReply):
-        return any(q.source is not None and q.source.private for q in reply.questions)
-    if isinstance(reply, FlashcardsReply):
-        return any(c.source is not None and c.source.private for c in reply.cards)
-    if isinstance(reply, FlashcardTurn):
-        return reply.source is not None and reply.source.private
-    return False
-
-
 REPLY_TYPES = (
     Answer, Notice, SourceList, DocumentReply, StepPrompt, ExerciseSheet, QuizReply,
     FlashcardsReply, FlashcardTurn, IngestSummary, ErrorReply,

@@ -26,6 +26,7 @@ from core.replies import IngestSummary, Notice
 from core.requests import IncomingFile
 from core.sessions import SessionStore, session_key
 from core.text import shown_name
+from core.visibility import reads_alone
 
 log = structlog.get_logger(__name__)
 
@@ -165,7 +166,7 @@ class UploadDesk:
 
     @staticmethod
     def _may_add(ctx: Context, *, private: bool) -> None:
-        if private and not ctx.private_audience:
+        if private and not reads_alone(ctx):
             raise BadInputError(NOTES_ARE_PRIVATE)
         if not private:
             require(ctx, Action.INGEST)

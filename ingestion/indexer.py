@@ -19,7 +19,7 @@ from core.documents.identity import DocumentIdentity
 from core.embedding.embedder import Embedder, embed_for_index
 from core.index import ChunkIndex, ChunkPayload, SparseEncoder, Visibility
 from core.index import fields as f
-from core.index.tenant import visibility_of
+from core.visibility import chunk_visibility
 from ingestion.chunking import Chunk
 from ingestion.identity import point_id, text_sha256
 
@@ -45,7 +45,7 @@ class DocumentMeta:
 
     @property
     def visibility(self) -> Visibility:
-        return visibility_of(self.owner_id)
+        return chunk_visibility(self.owner_id)
 
 
 class ChunkWriter:

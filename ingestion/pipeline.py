@@ -22,7 +22,6 @@ import structlog
 from core.catalog import CatalogStore, CourseFact
 from core.embedding.embedder import Embedder
 from core.index import ChunkIndex, SparseEncoder
-from core.index.tenant import is_private, visibility_of
 from core.material import (
     FileResult,
     FileStatus,
@@ -32,6 +31,7 @@ from core.material import (
     SourceFile,
     size_problem,
 )
+from core.visibility import chunk_visibility, is_private
 from ingestion.captioning import ImageCaptioner
 from ingestion.catalog import course_facts
 from ingestion.chunking import Chunk, chunk_document
@@ -231,7 +231,7 @@ class Ingestor:
                 file_name=source.file_name,
                 title=document.title,
                 kind=infer_kind(
-                    source.file_name, document.kind, private=is_private(visibility_of(owner_id))
+                    source.file_name, document.kind, private=is_private(chunk_visibility(owner_id))
                 ),
                 file_hash=file_hash,
                 owner_id=owner_id,

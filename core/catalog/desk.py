@@ -18,6 +18,7 @@ from core.catalog.store import CatalogStore
 from core.context import Context
 from core.errors import BadInputError
 from core.replies import Answer, Citation, Notice
+from core.visibility import reads_alone
 
 NO_CATALOG = (
     "I found no table of courses (code, name, credits, semester or prerequisites) in this "
@@ -114,7 +115,7 @@ class CatalogDesk:
             # A profile holds failed courses: it answers only where the asker alone reads the
             # reply (a group gets the requirements; /cantake replies privately).
             wants_profile = asked is not None and asked.asked & {Asked.CAN_TAKE, Asked.BLOCKED}
-            if wants_profile and ctx.private_audience:
+            if wants_profile and reads_alone(ctx):
                 profile = await self._store.profile(ctx.course_id, ctx.user_id)
         except Exception as error:
             # The material can still answer while the database is down: retrieval needs none.

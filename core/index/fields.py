@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
+from core.visibility import Visibility
 
 DENSE = "dense"
 SPARSE = "sparse"
@@ -40,6 +40,5 @@ DOC_PROGRAMME = "doc_programme"
 KEYWORD_INDEXES = (COURSE_ID, OWNER_ID, VISIBILITY, DOCUMENT_ID, KIND, GENERATION, EXERCISE_ID)
 
 
-class Visibility(StrEnum):
-    PUBLIC = "public"
-    PRIVATE = "private"
+# A chunk's visibility is the policy's (core.visibility), stored under VISIBILITY.
+__all__ = ["Visibility"]

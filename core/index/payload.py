@@ -1,7 +1,7 @@
 """The payload stored with every chunk, written and read here only: ingestion builds it from
 typed values with `ChunkPayload.to_payload`, searches read it back with
 `ChunkRecord.from_payload` and `DocumentSummary.from_payload`. The field names are in
-`core.index.fields`; visibility is derived from the owner by `core.index.tenant`."""
+`core.index.fields`; visibility is derived from the owner by `core.visibility`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from core.documents.identity import DocumentIdentity
 from core.index import fields as f
-from core.index.tenant import is_private, visibility_of
+from core.visibility import chunk_visibility, is_private
 
 DEFAULT_KIND = "notes"
 
@@ -54,7 +54,7 @@ class ChunkPayload:
                 f.FILE_NAME: self.file_name,
                 f.TITLE: self.title,
                 f.KIND: self.kind,
-                f.VISIBILITY: visibility_of(self.owner_id).value,
+                f.VISIBILITY: chunk_visibility(self.owner_id).value,
                 f.OWNER_ID: self.owner_id,
                 f.FILE_HASH: self.file_hash,
                 f.GENERATION: self.generation,

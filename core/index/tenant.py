@@ -1,22 +1,15 @@
-"""The tenant rule, in one place: a request sees its course's public material and, when only
-the asker will see the reply, the asker's own private notes; nothing else. Every search and
-listing goes through `tenant_filter`, and visibility is derived from ownership here only."""
+"""The tenant filter: a request's searches and listings see its course's public material
+and, where the policy lets them (`core.visibility.whose_notes`), the asker's own private
+notes; nothing else. Every search and listing goes through `tenant_filter`; which notes an
+audience may see, and a chunk's visibility, are the policy's."""
 
 from __future__ import annotations
 
 from qdrant_client import models
 
 from core.context import Context
-from core.index.fields import COURSE_ID, OWNER_ID, VISIBILITY, Visibility
-
-
-def visibility_of(owner_id: str | None) -> Visibility:
-    """A chunk with an owner is that owner's private note; without one it is course material."""
-    return Visibility.PRIVATE if owner_id else Visibility.PUBLIC
-
-
-def is_private(visibility: str | None) -> bool:
-    return visibility == Visibility.PRIVATE.value
+from core.index.fields import COURSE_ID, OWNER_ID, VISIBILITY
+from core.visibility import Visibility, whose_notes
 
 
 def _public() -> models.FieldCondition:
@@ -30,12 +23,11 @@ def _owned_by(owner_id: str) -> models.FieldCondition:
 
 
 def tenant_filter(ctx: Context, *extra: models.Condition) -> models.Filter:
-    """course = ctx.course AND (visibility = public OR (private audience AND owner = ctx.user))
-    AND extra... In a shared audience (a group, a channel) nobody's notes are searched."""
+    """course = ctx.course AND (visibility = public OR owner = whose_notes(ctx)) AND extra...
+    In a shared audience (a group, a channel) nobody's notes are searched."""
+    owner = whose_notes(ctx)
     visible: models.Condition = (
-        models.Filter(should=[_public(), _owned_by(ctx.user_id)])
-        if ctx.private_audience
-        else _public()
+        _public() if owner is None else models.Filter(should=[_public(), _owned_by(owner)])
     )
     return models.Filter(
         must=[

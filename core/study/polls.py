@@ -15,6 +15,7 @@ from datetime import timedelta
 from core.context import Audience
 from core.requests import Response
 from core.sessions import SessionStore, session_key
+from core.visibility import UNSURE
 
 # Long enough for a quiz done over a few evenings; a vote on an older poll is ignored.
 POLL_TTL = timedelta(days=7)
@@ -29,7 +30,7 @@ class PollRef:
     quiz_id: int
     number: int
     chat_id: str | None
-    audience: Audience = Audience.SHARED
+    audience: Audience = UNSURE
     lookup: tuple[str, ...] = ()
 
     def dumps(self) -> str:
@@ -43,7 +44,7 @@ class PollRef:
             quiz_id=int(data["quiz_id"]),
             number=int(data["number"]),
             chat_id=data.get("chat_id"),
-            audience=Audience(data.get("audience", Audience.SHARED)),
+            audience=Audience(data.get("audience", UNSURE)),
             lookup=tuple(data.get("lookup", ())),
         )
 
