@@ -40,6 +40,7 @@ from core.generation import (
     GenerationError,
     GenerationStats,
     Message,
+    Writing,
     check_reply,
     generate,
 )
@@ -234,7 +235,7 @@ async def exercises(
     latencies: list[float] = []
     gate = asyncio.Semaphore(concurrency)
     async with KillableProcessPool(2, preload=("core.generation.exercise_draft",)) as pool:
-        drafter = ExerciseDrafter(model, pool, stats=stats, timeout_s=timeout_s)
+        drafter = ExerciseDrafter(Writing(model, timeout_s=timeout_s, stats=stats), pool)
 
         async def one(index: int) -> None:
             topic, level = TOPICS[index % len(TOPICS)], DIFFICULTIES[index % len(DIFFICULTIES)]

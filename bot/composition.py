@@ -28,7 +28,7 @@ from core.embedding.embedder import Embedder, writes_units
 from core.embedding.minilm_onnx import bundled_embedder
 from core.embedding.ollama_embedder import OllamaEmbedder
 from core.exercises import Grader, SymbolicChecker
-from core.generation import MaterialStore, StructuredModel
+from core.generation import MaterialStore, StructuredModel, Writing
 from core.generation.materials import MaterialsDesk
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from core.ledger import ReplyLedger
@@ -270,14 +270,15 @@ def _assemble(
         catalog=course_catalog,
     )
     generator = structured_model(settings, ModelRole.GENERATE)
+    # The lesson, study and exercise writers ask the one model the same way.
+    writing = Writing.per_request(generator, settings.ollama_timeout_s) if generator else None
+    materials = MaterialStore(database)
     writer = ExerciseWriter(
         retriever=retriever,
         embedder=dense,
-        store=MaterialStore(database),
+        store=materials,
         # Verification shares the grader's killable workers: both are short sympy jobs.
-        drafter=ExerciseDrafter(generator, symbolic.pool, timeout_s=settings.ollama_timeout_s * 2)
-        if generator is not None
-        else None,
+        drafter=ExerciseDrafter(writing, symbolic.pool) if writing is not None else None,
     )
     practice = PracticeService(
         store=sessions,
@@ -297,18 +298,16 @@ def _assemble(
     lessons = LessonService(
         retriever=retriever,
         embedder=dense,
-        store=MaterialStore(database),
-        model=generator,
+        store=materials,
+        writing=writing,
         engine=lesson_engine(settings),
-        timeout_s=settings.ollama_timeout_s * 3,
     )
     study = StudyDesk(
         StudySets(
             retriever,
-            MaterialStore(database),
+            materials,
             embedder=dense,
-            model=generator,
-            timeout_s=settings.ollama_timeout_s * 3,
+            writing=writing,
         ),
         store=sessions,
         outbox=outbox,
@@ -333,9 +332,7 @@ def _assemble(
         max_text_chars=settings.max_question_chars,
         lessons=lessons,
         study=study,
-        materials=MaterialsDesk(
-            MaterialStore(database), lessons=lessons, study=study, exercises=writer
-        ),
+        materials=MaterialsDesk(materials, lessons=lessons, study=study, exercises=writer),
         polls=PollRegistry(sessions, settings.redis_prefix),
         catalog=catalog_desk,
     )

@@ -1,7 +1,7 @@
 """Generated material: the structured-output layer every generator goes through
 (`core.generation.structured`), Ollama behind it (`core.generation.ollama_model`, imported
 only where a model is configured: llama-index is slow to import), and the store that caches
-what was generated (`core.generation.store`)."""
+what was generated (`core.generation.store`); `Writing`, how every writer asks its model."""
 
 from core.generation.store import (
     GeneratedMaterial,
@@ -22,6 +22,7 @@ from core.generation.structured import (
     check_reply,
     generate,
 )
+from core.generation.writing import Writing
 
 __all__ = [
     "GeneratedMaterial",
@@ -35,6 +36,7 @@ __all__ = [
     "Outcome",
     "StructuredModel",
     "StructuredResult",
+    "Writing",
     "check_reply",
     "generate",
     "normalise_topic",

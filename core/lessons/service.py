@@ -48,10 +48,9 @@ from core.embedding.embedder import Embedder
 from core.errors import BadInputError
 from core.generation import (
     GeneratedMaterial,
-    GenerationStats,
     MaterialKind,
     MaterialStore,
-    StructuredModel,
+    Writing,
     normalise_topic,
 )
 from core.generation.worded import model_failures_worded
@@ -225,16 +224,14 @@ class LessonService:
         retriever: TopicRetriever,
         embedder: Embedder,
         store: MaterialStore,
-        model: StructuredModel | None = None,
+        writing: Writing | None = None,
         sources: SourceFiles | None = None,
         engine: Engine | str | None = None,
-        stats: GenerationStats | None = None,
-        timeout_s: float | None = 180.0,
     ) -> None:
         self._retriever = retriever
         self._embedder = embedder
         self._store = store
-        self._writer = DeckWriter(model, stats=stats, timeout_s=timeout_s) if model else None
+        self._writer = DeckWriter(writing) if writing is not None else None
         self._sources = sources
         self._engine = engine
 

@@ -17,7 +17,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, ValidationError
 
-from core.generation import GenerationStats, Message, StructuredModel, generate
+from core.generation import Message, StructuredModel, Writing
 from core.index import SearchHit
 from core.lessons.models import (
     HARD_MAX_SLIDES,
@@ -124,18 +124,12 @@ class DeckWriter:
     """The model's side of a lesson. Model errors (`GenerationError`, `LlmTimeoutError`,
     `LlmUnavailableError`) propagate: the service words them for the student."""
 
-    def __init__(
-        self,
-        model: StructuredModel,
-        *,
-        stats: GenerationStats | None = None,
-        timeout_s: float | None = 180.0,
-        max_reasks: int = 2,
-    ) -> None:
-        self.model = model
-        self.stats = stats or GenerationStats()
-        self.timeout_s = timeout_s
-        self.max_reasks = max_reasks
+    def __init__(self, writing: Writing) -> None:
+        self.writing = writing
+
+    @property
+    def model(self) -> StructuredModel:
+        return self.writing.model
 
     async def deck(
         self, topic: str, hits: Sequence[SearchHit], bounds: SlideBounds, profile: Profile
@@ -147,11 +141,9 @@ class DeckWriter:
                 maximum=bounds.maximum, profile=LESSON_PROFILE[profile.value],
             )),
         ]  # fmt: skip
-        result = await generate(
-            self.model, messages, DraftDeck,
-            validate=lambda d: deck_problems(d, hits, bounds, topic, profile),
-            max_reasks=self.max_reasks, timeout_s=self.timeout_s, stats=self.stats,
-            purpose="lesson",
+        result = await self.writing.generate(
+            messages, DraftDeck,
+            validate=lambda d: deck_problems(d, hits, bounds, topic, profile), purpose="lesson",
         )  # fmt: skip
         return to_deck(result.value, hits, topic, profile)
 
@@ -174,10 +166,8 @@ class DeckWriter:
                 slide=json.dumps(shown, ensure_ascii=False, indent=1), instruction=instruction,
             )),
         ]  # fmt: skip
-        result = await generate(
-            self.model, messages, DraftSlide,
-            validate=lambda s: slide_problems(s, len(hits), "the slide"),
-            max_reasks=self.max_reasks, timeout_s=self.timeout_s, stats=self.stats,
-            purpose="lesson edit",
+        result = await self.writing.generate(
+            messages, DraftSlide,
+            validate=lambda s: slide_problems(s, len(hits), "the slide"), purpose="lesson edit",
         )  # fmt: skip
         return to_slide(result.value, hits)

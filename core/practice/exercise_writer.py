@@ -25,12 +25,11 @@ from core.errors import BadInputError
 from core.exercises import ExerciseDefinition
 from core.exercises.process_pool import JobTimeoutError, KillableProcessPool
 from core.generation import (
-    GenerationStats,
     MaterialKind,
     MaterialStore,
     Message,
     StructuredModel,
-    generate,
+    Writing,
     normalise_topic,
 )
 from core.generation.exercise_draft import ExerciseDraft, Verdict, shape_problems, verify_draft
@@ -132,20 +131,20 @@ class ExerciseDrafter:
 
     def __init__(
         self,
-        model: StructuredModel,
+        writing: Writing,
         pool: KillableProcessPool,
         *,
-        stats: GenerationStats | None = None,
-        timeout_s: float = 120.0,
         verify_timeout_s: float = 10.0,
         rewrites: int = 2,
     ) -> None:
-        self.model = model
+        self.writing = writing
         self.pool = pool
-        self.stats = stats or GenerationStats()
-        self.timeout_s = timeout_s
         self.verify_timeout_s = verify_timeout_s
         self.rewrites = rewrites
+
+    @property
+    def model(self) -> StructuredModel:
+        return self.writing.model
 
     async def draft(self, passages: str, count: int, topic: str, difficulty: str) -> Drafted | None:
         """A verified draft on `topic` from `count` numbered `passages`, or None when no
@@ -157,10 +156,9 @@ class ExerciseDrafter:
             )),
         ]  # fmt: skip
         for attempt in range(1, self.rewrites + 2):
-            result = await generate(
-                self.model, messages, ExerciseDraft,
-                validate=lambda draft: shape_problems(draft, count),
-                timeout_s=self.timeout_s, stats=self.stats, purpose="exercise",
+            result = await self.writing.generate(
+                messages, ExerciseDraft,
+                validate=lambda draft: shape_problems(draft, count), purpose="exercise",
             )  # fmt: skip
             verdict = await self._verify(result.value, count)
             if verdict.passed:

@@ -21,11 +21,10 @@ from core.answering.citations import citation_for
 from core.generation import (
     GenerationError,
     GenerationFailedError,
-    GenerationStats,
     Message,
     StructuredModel,
+    Writing,
     check_reply,
-    generate,
 )
 from core.index import SearchHit
 from core.study import checks, prompts
@@ -295,16 +294,13 @@ class StudyWriter:
 
     def __init__(
         self,
-        model: StructuredModel,
-        *,
-        stats: GenerationStats | None = None,
-        timeout_s: float | None = 180.0,
-        max_reasks: int = 2,
+        writing: Writing,
     ) -> None:
-        self.model = model
-        self.stats = stats if stats is not None else GenerationStats()
-        self._timeout_s = timeout_s
-        self._max_reasks = max_reasks
+        self.writing = writing
+
+    @property
+    def model(self) -> StructuredModel:
+        return self.writing.model
 
     async def quiz(self, topic: str, hits: Sequence[SearchHit], wanted: CountRange) -> Quiz:
         passages = _Passages(topic, hits)
@@ -377,15 +373,8 @@ class StudyWriter:
         """The accepted draft; after the last re-ask, the last reply as it is (its usable
         items are kept, the rest dropped), if it parses at all."""
         try:
-            result = await generate(
-                self.model,
-                messages,
-                schema,
-                validate=validate,
-                max_reasks=self._max_reasks,
-                timeout_s=self._timeout_s,
-                stats=self.stats,
-                purpose=purpose,
+            result = await self.writing.generate(
+                messages, schema, validate=validate, purpose=purpose
             )
         except GenerationFailedError as error:
             last = check_reply(error.raw, schema)

@@ -21,7 +21,7 @@ import structlog
 from core.context import Context
 from core.embedding.embedder import Embedder
 from core.errors import BadInputError
-from core.generation import GenerationStats, MaterialStore, StructuredModel
+from core.generation import MaterialStore, Writing
 from core.generation.materials import cites_private_notes
 from core.index import SearchHit, SparseEncoder
 from core.llm import LlmTimeoutError, LlmUnavailableError
@@ -84,16 +84,12 @@ class StudySets:
         store: MaterialStore,
         *,
         embedder: Embedder | None = None,
-        model: StructuredModel | None = None,
-        stats: GenerationStats | None = None,
-        timeout_s: float | None = 180.0,
+        writing: Writing | None = None,
     ) -> None:
         self._retriever = retriever
         self._store = store
         self._embedder = embedder
-        self._writer = (
-            StudyWriter(model, stats=stats, timeout_s=timeout_s) if model is not None else None
-        )
+        self._writer = StudyWriter(writing) if writing is not None else None
         self._terms = SparseEncoder()
 
     @property

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from support.fake_ollama import FakeOllama, scripted
 
-from core.generation import GenerationStats, Outcome
+from core.generation import Outcome, Writing
 from core.generation.ollama_model import OllamaStructuredModel
 from core.index import ChunkRecord, SearchHit
 from core.study import feeds_mistake_log
@@ -44,7 +44,7 @@ def passages(
 
 @pytest.fixture
 def writer(model: OllamaStructuredModel) -> StudyWriter:
-    return StudyWriter(model, stats=GenerationStats(), timeout_s=20)
+    return StudyWriter(Writing(model, timeout_s=20))
 
 
 def question(n: int, **changes: Any) -> dict[str, Any]:
@@ -83,7 +83,7 @@ async def test_a_valid_quiz_is_taken_with_its_citations(
     assert request["format"] == QuizDraft.model_json_schema()
     user = request["messages"][1]["content"]
     assert "[1] (l2.pdf, p. 3, The Power Rule)" in user and "[2] (l2.pdf, p. 4" in user
-    assert writer.stats.count(Outcome.VALID) == 1
+    assert writer.writing.stats.count(Outcome.VALID) == 1
 
 
 async def test_the_correct_option_is_not_left_where_the_model_put_it(
@@ -102,7 +102,7 @@ async def test_a_reply_in_a_code_fence_is_repaired(
     fake_ollama.chat_reply = scripted(f"```json\n{valid()}\n```")
     quiz = await writer.quiz("derivatives", passages, WANTED)
     assert len(quiz.items) == 4
-    assert writer.stats.count(Outcome.REPAIRED) == 1
+    assert writer.writing.stats.count(Outcome.REPAIRED) == 1
 
 
 @pytest.mark.parametrize(
@@ -133,7 +133,7 @@ async def test_questions_failing_a_check_are_re_asked_with_the_problem(
     reask = second["messages"][-1]["content"]
     assert "items[0]: " in reask and expected in reask
     assert "1 usable questions, at least 3 are needed" in reask
-    assert writer.stats.count(Outcome.REASKED) == 1
+    assert writer.writing.stats.count(Outcome.REASKED) == 1
 
 
 async def test_too_few_questions_are_re_asked_then_kept_with_a_reason(

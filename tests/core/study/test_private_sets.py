@@ -12,7 +12,7 @@ from support.fake_ollama import FakeOllama, scripted
 
 from core.context import Audience, Context
 from core.errors import BadInputError
-from core.generation import MaterialStore
+from core.generation import MaterialStore, Writing
 from core.generation.ollama_model import OllamaStructuredModel
 from core.index import ChunkRecord, SearchHit
 from core.replies import FlashcardTurn
@@ -61,7 +61,7 @@ async def test_a_set_made_where_the_model_read_her_notes_is_hers_whatever_it_cit
         for n in range(2, 12)
     ]
     fake_ollama.chat_reply = scripted(json.dumps({"cards": cards}))
-    sets = StudySets(FixedRetriever(hits(public, private)), store, model=model)
+    sets = StudySets(FixedRetriever(hits(public, private)), store, writing=Writing(model))
     alice = Context(platform="t", course_id="sample", user_id="alice", audience=Audience.PRIVATE)
     served = await sets.flashcards(alice, "power rule")
     assert not served.cached and served.value.cards
@@ -92,7 +92,7 @@ async def test_her_own_private_set_is_not_opened_where_others_read(
         for n in range(2, 12)
     ]
     fake_ollama.chat_reply = scripted(json.dumps({"cards": cards}))
-    sets = StudySets(FixedRetriever(hits(public)), store, model=model)
+    sets = StudySets(FixedRetriever(hits(public)), store, writing=Writing(model))
     alice = Context(platform="t", course_id="sample", user_id="alice", audience=Audience.PRIVATE)
     served = await sets.flashcards(alice, "power rule")
     desk = StudyDesk(sets, store=MemorySessionStore(), outbox=None, prefix="x")  # type: ignore[arg-type]

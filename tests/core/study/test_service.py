@@ -16,7 +16,7 @@ from support.fake_ollama import FakeOllama, scripted
 from core.context import Audience, Context
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.errors import BadInputError
-from core.generation import MaterialStore
+from core.generation import MaterialStore, Writing
 from core.generation.ollama_model import OllamaStructuredModel
 from core.index import ChunkRecord, SearchHit
 from core.retrieval import Retriever
@@ -155,7 +155,7 @@ async def test_the_model_writes_the_set_from_the_passages_and_is_cached(
     rule_hits: list[SearchHit],
 ) -> None:
     fake_ollama.chat_reply = scripted(quiz_reply(4, passage=1))
-    sets = StudySets(CountingRetriever(hits=rule_hits), store, model=model)
+    sets = StudySets(CountingRetriever(hits=rule_hits), store, writing=Writing(model))
     served = await sets.quiz(alice, "rule", count=4)
     assert served.value.made_by == "llama3.1:8b" and served.value.grounded
     assert all(item.source is not None for item in served.value.items)
@@ -169,7 +169,7 @@ async def test_without_material_the_model_writes_a_labelled_fallback(
     store: MaterialStore, alice: Context, model: OllamaStructuredModel, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.chat_reply = scripted(quiz_reply(4, passage=0))
-    sets = StudySets(CountingRetriever(hits=[]), store, model=model)
+    sets = StudySets(CountingRetriever(hits=[]), store, writing=Writing(model))
     served = await sets.quiz(alice, "photosynthesis", count=4)
     assert not served.value.grounded and NOT_FROM_MATERIAL in served.value.reason
     assert not feeds_mistake_log(served.value)
@@ -193,7 +193,7 @@ async def test_when_the_model_is_down_the_material_is_used_directly(
         context_window=8192,
         attempts=1,
     )
-    sets = StudySets(CountingRetriever(hits=rule_hits), store, model=down)
+    sets = StudySets(CountingRetriever(hits=rule_hits), store, writing=Writing(down))
     served = await sets.flashcards(alice, "rule")
     assert served.value.made_by == "extractive"
     assert served.value.reason.startswith("the language model could not write this set")
