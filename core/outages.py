@@ -43,8 +43,8 @@ def is_busy(error: BaseException) -> bool:
     return isinstance(error, sql_errors.TimeoutError)  # QueuePool limit reached
 
 
-def _is_connection_trouble(error: sql_errors.DBAPIError) -> bool:
-    if isinstance(error, sql_errors.TimeoutError) or getattr(error, "connection_invalidated", 0):
+def _is_connection_trouble(error: sql_errors.TimeoutError | sql_errors.DBAPIError) -> bool:
+    if isinstance(error, sql_errors.TimeoutError) or error.connection_invalidated:
         return True
     # The driver's own error, wrapped: a connection closed mid-operation, refused, reset.
     cause: BaseException | None = error.orig if isinstance(error.orig, BaseException) else None

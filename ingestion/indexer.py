@@ -123,7 +123,7 @@ class ChunkWriter:
                 embed_text=chunk.embed_text,
                 identity=meta.identity,
             )
-            named: dict[str, object] = {
+            named: dict[str, models.Vector] = {
                 f.DENSE: vector.tolist(),
                 f.SPARSE: models.SparseVector(indices=terms.indices, values=terms.values),
             }

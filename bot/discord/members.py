@@ -82,6 +82,7 @@ def place_of(
     lookup.append(server_chat(guild_id))
     # A thread's binding goes to its parent channel, so it outlives the thread.
     bindable = parent_id if parent_id is not None else channel_id
+    bind_key: str | None
     if bind == "server":
         bind_key, name = server_chat(guild_id), "This server"
     else:

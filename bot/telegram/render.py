@@ -92,8 +92,8 @@ def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
             return _texts(units, limit)
         case StepPrompt():
             feedback = _body(reply.feedback, limit)
-            heading = bold(wording.step_heading(reply))
-            return _texts([*feedback, heading, *_body(reply.prompt, limit)], limit)
+            step_title = bold(wording.step_heading(reply))
+            return _texts([*feedback, step_title, *_body(reply.prompt, limit)], limit)
         case DocumentReply():
             return [_file(reply)]
         case IngestSummary(report=report):
@@ -109,13 +109,13 @@ def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
             return [_card(reply)]
         case FlashcardsReply():
             units = [bold(wording.flashcards_heading(reply)), *_note(reply.note, limit)]
-            heading = _texts(units, limit)
+            shown = _texts(units, limit)
             if not reply.cards:
-                return heading
+                return shown
             first = reply.cards[0]
             # The first card, front only: its buttons turn it and go on (the core's /card).
             turn = FlashcardTurn(reply.set_id, 1, len(reply.cards), first.front, None, first.source)
-            return [*heading, _card(turn)]
+            return [*shown, _card(turn)]
         case ErrorReply(text=text):
             return _texts(_body(text, limit), limit)
     raise TypeError(f"no Telegram rendering for {type(reply).__name__}")

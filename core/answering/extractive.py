@@ -404,7 +404,7 @@ def _key(text: str) -> str:
 
 def _quote(picks: list[list[QuoteUnit]], hits: list[SearchHit], support: float) -> Answer:
     numbers = CitationNumbers()
-    lines = []
+    lines: list[str] = []
     for pick in picks:
         number = numbers.of(hits[pick[0].passage])
         # One quote a unit, so each reads whole: a row, an item, a sentence.

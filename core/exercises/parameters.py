@@ -21,7 +21,7 @@ import random
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import sympy
 
@@ -34,7 +34,7 @@ from core.exercises.expressions import (
 )
 
 Path_ = tuple[str | int, ...]
-Value = int | float | str | sympy.Expr
+Value: TypeAlias = int | float | str | sympy.Expr
 
 SPEC_KINDS = ("integer", "choice", "value")
 SEED_DIGITS = 8

@@ -169,15 +169,13 @@ def check_reply(
         value = schema.model_validate(data)
     except ValidationError as error:
         wrapped, changed = wrap_lone_objects(data, json_schema)
-        value = None
-        if changed:
-            try:
-                value = schema.model_validate(wrapped)
-                repairs.append(LONE_OBJECT)
-            except ValidationError:
-                pass
-        if value is None:
+        if not changed:
             return Checked(None, _describe(error), repairs)
+        try:
+            value = schema.model_validate(wrapped)
+        except ValidationError:
+            return Checked(None, _describe(error), repairs)
+        repairs.append(LONE_OBJECT)
     problems = list(validate(value)) if validate is not None else []
     return Checked(None if problems else value, problems, repairs)
 

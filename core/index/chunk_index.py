@@ -85,7 +85,8 @@ class SearchMode(StrEnum):
 
 def _stored(point: models.Record) -> StoredChunk:
     payload = dict(point.payload or {})
-    sparse = point.vector.get(f.SPARSE) if isinstance(point.vector, dict) else None
+    stored = point.vector.get(f.SPARSE) if isinstance(point.vector, dict) else None
+    sparse = stored if isinstance(stored, models.SparseVector) else None
     text = payload.get(f.EMBED_TEXT)
     if text:
         return StoredChunk(point.id, text, payload, sparse, exact=True)
@@ -260,7 +261,7 @@ class ChunkIndex:
     async def replace_dense(
         self,
         chunks: Sequence[StoredChunk],
-        vectors: Sequence[Any],
+        vectors: Sequence[Any] | np.ndarray,
         units: Sequence[np.ndarray] = (),
     ) -> None:
         """Write `chunks` back with new dense vectors (and unit vectors, where the index keeps
@@ -371,7 +372,7 @@ class ChunkIndex:
         for point in points:
             vectors = point.vector.get(f.UNITS) if isinstance(point.vector, dict) else None
             text = (point.payload or {}).get(f.EMBED_TEXT)
-            if vectors is None or not text:
+            if not isinstance(vectors, list) or not text:
                 continue
             # pool_units gives the vectors of the first spans, in order (a unit-less text: one).
             texts = [text[start:end] for start, end in unit_spans(text)][: len(vectors)]
@@ -469,8 +470,9 @@ class ChunkIndex:
 
     async def delete_points(self, ids: list[str]) -> None:
         if ids:
+            selected: list[models.ExtendedPointId] = list(ids)
             await self.client.delete(
-                self.collection, points_selector=models.PointIdsList(points=ids), wait=True
+                self.collection, points_selector=models.PointIdsList(points=selected), wait=True
             )
             self._writes[""] += 1
 

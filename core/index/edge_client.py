@@ -218,7 +218,7 @@ class EdgeQdrantClient:
             operation = edge.UpdateOperation.upsert_points(
                 [tr.point(p) for p in points[start : start + UPSERT_SLICE]]
             )
-            await self._run(collection_name, lambda shard, op=operation: shard.update(op))
+            await self._run(collection_name, lambda shard: shard.update(operation))
         return _completed()
 
     async def delete(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import qdrant_edge as edge
@@ -176,9 +176,9 @@ def _match(match: object) -> edge.MatchType | None:
     if isinstance(match, models.MatchValue):
         return edge.MatchValue(match.value)
     if isinstance(match, models.MatchAny):
-        return edge.MatchAny(list(match.any))
+        return edge.MatchAny(match.any)
     if isinstance(match, models.MatchExcept):
-        return edge.MatchExcept(list(match.except_))
+        return edge.MatchExcept(match.except_)
     raise UntranslatableModelError("match", match)
 
 
@@ -198,10 +198,11 @@ def scoring_query(query: object, using: str | None) -> edge.ScoringQueryType | N
     if query is None:
         return None
     if isinstance(query, models.FusionQuery):
+        # Edge's stubs type Fusion's variants as classes of their own; they are Fusions.
         if query.fusion == models.Fusion.RRF:
-            return edge.Fusion.Rrf(k=RRF_K)
+            return cast(edge.Fusion, edge.Fusion.Rrf(k=RRF_K))
         if query.fusion == models.Fusion.DBSF:
-            return edge.Fusion.Dbsf()
+            return cast(edge.Fusion, edge.Fusion.Dbsf())
         raise UntranslatableModelError("fusion", query.fusion)
     if isinstance(query, models.NearestQuery):
         _only(query, {"nearest"})

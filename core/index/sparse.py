@@ -184,8 +184,8 @@ class SparseEncoder:
         words = _WORD.findall(unicodedata.normalize("NFKC", text).lower())
         kept = [w for w in words if w not in _STOP_WORDS and (len(w) > 1 or w.isdigit())]
         # A local copy of what is needed: another thread may clear the shared cache meanwhile.
-        found = {word: self._stems.get(word) for word in kept}
-        missing = [word for word, stem in found.items() if stem is None]
+        found = {word: stem for word in kept if (stem := self._stems.get(word)) is not None}
+        missing = [word for word in dict.fromkeys(kept) if word not in found]
         if missing:
             stemmed = dict(zip(missing, self._stemmer().stemWords(missing), strict=True))
             if len(self._stems) > STEM_CACHE_SIZE:

@@ -58,9 +58,9 @@ def _convert(latex: str) -> TypstMath:
         return TypstMath(latex, None, "the formula converts to nothing")
     if re.search(r"(?<!\\)#", converted):
         return TypstMath(latex, None, "the formula would contain Typst code")
-    error = typeset_error(converted)
-    if error is not None:
-        return TypstMath(latex, None, error)
+    problem = typeset_error(converted)
+    if problem is not None:
+        return TypstMath(latex, None, problem)
     return TypstMath(latex, converted)
 
 

@@ -146,7 +146,7 @@ class MistakeLog:
         counts = (
             select(
                 Mistake.skill,
-                func.count().label("count"),
+                func.count().label("mistakes"),
                 func.count(Mistake.student_id.distinct()).label("students"),
                 func.max(Mistake.created_at).label("last_at"),
             )
@@ -177,7 +177,7 @@ class MistakeLog:
         return [
             SkillCount(
                 skill=row.skill,
-                count=row.count,
+                count=row.mistakes,
                 students=row.students,
                 last_at=_utc(row.last_at),
                 examples=tuple(examples[row.skill]),
@@ -193,7 +193,7 @@ class MistakeLog:
             select(
                 Mistake.exercise_id,
                 Mistake.step_index,
-                func.count().label("count"),
+                func.count().label("mistakes"),
                 func.count(Mistake.student_id.distinct()).label("students"),
                 func.max(Mistake.created_at).label("last_at"),
             )
@@ -207,7 +207,7 @@ class MistakeLog:
             StepCount(
                 exercise_id=row.exercise_id,
                 step_index=row.step_index,
-                count=row.count,
+                count=row.mistakes,
                 students=row.students,
                 last_at=_utc(row.last_at),
             )
@@ -221,7 +221,7 @@ class MistakeLog:
         statement = (
             select(
                 Mistake.student_id,
-                func.count().label("count"),
+                func.count().label("mistakes"),
                 func.count(Mistake.skill.distinct()).label("skills"),
                 func.max(Mistake.created_at).label("last_at"),
             )
@@ -234,7 +234,7 @@ class MistakeLog:
         return [
             StudentCount(
                 student_id=row.student_id,
-                count=row.count,
+                count=row.mistakes,
                 skills=row.skills,
                 last_at=_utc(row.last_at),
             )

@@ -94,7 +94,7 @@ class RedisSessionStore:
         version, data = fields
         if version is None or data is None:
             return None
-        return Versioned(data, int(version))
+        return Versioned(_text(data), int(version))
 
     async def compare_and_set(
         self,
@@ -113,7 +113,7 @@ class RedisSessionStore:
         await self._redis.delete(key)
 
     async def head(self, list_key: str, count: int) -> list[str]:
-        return list(await self._redis.lrange(list_key, 0, count - 1))
+        return [_text(entry) for entry in await self._redis.lrange(list_key, 0, count - 1)]
 
     async def lock(self, key: str, token: str, ttl_ms: int) -> bool:
         return bool(await self._redis.set(key, token, nx=True, px=ttl_ms))
@@ -132,3 +132,8 @@ class RedisSessionStore:
     async def close(self) -> None:
         await self._redis.aclose()
         await self._redis.connection_pool.disconnect()
+
+
+def _text(value: bytes | str) -> str:
+    """A reply as text: the pool decodes responses, but redis-py types them as either."""
+    return value.decode() if isinstance(value, bytes) else value

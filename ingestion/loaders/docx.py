@@ -160,11 +160,12 @@ def _heading_level(style: str) -> int | None:
 
 def _list_level(paragraph: Paragraph, style: str) -> int | None:
     """The nesting level (0 at the top) of a list paragraph; None for any other paragraph."""
-    properties = paragraph._p.pPr
-    numbering = properties.numPr if properties is not None else None
-    if numbering is not None and numbering.ilvl is not None:
-        return int(numbering.ilvl.val)
-    if numbering is None and "List" not in style:
+    # Read by XPath: python-docx types its optional child elements as descriptors.
+    numbered = paragraph._p.xpath("./w:pPr/w:numPr")
+    levels = paragraph._p.xpath("./w:pPr/w:numPr/w:ilvl/@w:val")
+    if levels:
+        return int(levels[0])
+    if not numbered and "List" not in style:
         return None
     nested = _STYLE_LEVEL.search(style)  # "List Bullet 2" is one level in
     return int(nested.group(1)) - 1 if nested else 0

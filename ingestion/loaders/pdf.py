@@ -273,7 +273,7 @@ def _measure(pages: list[_Page], slides: bool) -> _Layout:
     the spacing inside one. On slides most lines are bullets of their own and only a few wrap:
     there the tightest spacing is the one inside a paragraph."""
     ratios = []
-    heights = []
+    heights: list[float] = []
     for page in pages:
         for previous, line in zip(page.lines, page.lines[1:], strict=False):
             ratio = _gap_ratio(previous, line)

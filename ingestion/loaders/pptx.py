@@ -13,7 +13,9 @@ from pptx import Presentation
 from pptx.enum.shapes import PP_PLACEHOLDER
 from pptx.exc import PythonPptxError
 from pptx.oxml.ns import qn
+from pptx.shapes.autoshape import Shape
 from pptx.shapes.base import BaseShape
+from pptx.shapes.graphfrm import GraphicFrame
 from pptx.shapes.group import GroupShape
 from pptx.shapes.picture import Picture
 from pptx.slide import Slide
@@ -97,13 +99,14 @@ def _slide_blocks(slide: Slide, number: int) -> list[Block]:
     section = (title or f"Slide {number}",)
     blocks = []
     for shape in _body_shapes(slide):
-        if shape.has_text_frame:
+        # Text frames belong to Shapes (placeholders too), tables to GraphicFrames.
+        if isinstance(shape, Shape) and shape.has_text_frame:
             bulleted = _placeholder_type(shape) in _BULLETED_PLACEHOLDERS
             for paragraph in shape.text_frame.paragraphs:
                 block = _paragraph_block(paragraph, bulleted, number, section)
                 if block is not None:
                     blocks.append(block)
-        elif shape.has_table:
+        elif isinstance(shape, GraphicFrame) and shape.has_table:
             rows = ([cell.text for cell in row.cells] for row in shape.table.rows)
             table = table_from_rows(rows)
             if table is not None:
