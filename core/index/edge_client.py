@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import methodcaller
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -218,7 +219,7 @@ class EdgeQdrantClient:
             operation = edge.UpdateOperation.upsert_points(
                 [tr.point(p) for p in points[start : start + UPSERT_SLICE]]
             )
-            await self._run(collection_name, lambda shard: shard.update(operation))
+            await self._run(collection_name, methodcaller("update", operation))
         return _completed()
 
     async def delete(
