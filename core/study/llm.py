@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field
 
+from core import prompts
 from core.answering.citations import citation_for
 from core.generation import (
     GenerationError,
@@ -27,7 +28,7 @@ from core.generation import (
     check_reply,
 )
 from core.index import SearchHit
-from core.study import checks, prompts
+from core.study import checks
 from core.study.checks import CountRange
 from core.study.extractive import skill_of
 from core.study.models import (
@@ -132,11 +133,11 @@ class _Passages:
 
     def messages(self, system: str, count: int, noun: str) -> list[Message]:
         if self.grounded:
-            user = prompts.GROUNDED_USER.format(
+            user = prompts.STUDY_USER.format(
                 passages=self._numbered(), count=count, noun=noun, topic=self.topic
             )
         else:
-            user = prompts.FALLBACK_USER.format(count=count, noun=noun, topic=self.topic)
+            user = prompts.STUDY_FALLBACK_USER.format(count=count, noun=noun, topic=self.topic)
         return [Message("system", system), Message("user", user)]
 
     def _numbered(self) -> str:
