@@ -1,6 +1,6 @@
 # coursebot: one image for every adapter. `docker compose up` runs the Telegram and Discord
 # bots against Qdrant, Redis, PostgreSQL and (optionally) Ollama; see docker-compose.yml.
-FROM python:3.11-slim AS build
+FROM python:3.11-slim-bookworm AS build
 WORKDIR /src
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 RUN python -m venv /opt/coursebot
@@ -11,26 +11,42 @@ COPY ingestion ingestion
 COPY config config
 RUN /opt/coursebot/bin/pip install .
 
-FROM python:3.11-slim
+FROM python:3.11-slim-bookworm
+# Optional system tools, off by default so the image stays small: TeX for
+# COURSEBOT_LESSON_ENGINE=pdflatex (`--build-arg WITH_TEX=1`), Tesseract with English,
+# Vietnamese and Italian data for scanned PDFs (`--build-arg WITH_OCR=1`).
+ARG WITH_TEX=0
+ARG WITH_OCR=0
 # Nothing in the image needs a hub at run time: the embedding model ships in the package.
 ENV PATH=/opt/coursebot/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     HF_HUB_OFFLINE=1 \
     COURSEBOT_DATA_DIR=/var/lib/coursebot \
     COURSEBOT_LOG_FORMAT=json
-# pdflatex, for COURSEBOT_LESSON_ENGINE=pdflatex (Typst, the default, needs nothing here):
-# only what the Jinja2 + LaTeX template of core/lessons/latex_engine.py loads.
+# Versions pinned to Debian 12 (bookworm), the base image's release.
+# TeX: only what the Jinja2 + LaTeX template of core/lessons/latex_engine.py loads.
 # latex-base: geometry, graphicx, amsmath, helvet (psnfss); texlive-base under it: amssymb;
 # latex-recommended: cmap, xcolor; latex-extra: enumitem; fonts-recommended: the Helvetica
 # clone helvet selects; lmodern: lmodern.sty with its T1 fonts.
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends \
-        texlive-latex-base texlive-latex-recommended texlive-latex-extra \
-        texlive-fonts-recommended lmodern \
-    && rm -rf /var/lib/apt/lists/*
-RUN useradd --system --create-home --home-dir /var/lib/coursebot coursebot
+RUN if [ "$WITH_TEX" = 1 ]; then \
+        apt-get update \
+        && apt-get install -y --no-install-recommends \
+            texlive-latex-base=2022.20230122-3 texlive-latex-recommended=2022.20230122-3 \
+            texlive-latex-extra=2022.20230122-4 texlive-fonts-recommended=2022.20230122-3 \
+            lmodern=2.005-1 \
+        && rm -rf /var/lib/apt/lists/*; \
+    fi
+RUN if [ "$WITH_OCR" = 1 ]; then \
+        apt-get update \
+        && apt-get install -y --no-install-recommends \
+            tesseract-ocr=5.3.0-2 tesseract-ocr-eng=1:4.1.0-2 tesseract-ocr-vie=1:4.1.0-2 \
+            tesseract-ocr-ita=1:4.1.0-2 \
+        && rm -rf /var/lib/apt/lists/*; \
+    fi
+# A numeric user, so a host or an orchestrator enforcing non-root can check it.
+RUN useradd --system --uid 10001 --create-home --home-dir /var/lib/coursebot coursebot
 COPY --from=build /opt/coursebot /opt/coursebot
-USER coursebot
+USER 10001
 WORKDIR /var/lib/coursebot
 VOLUME ["/var/lib/coursebot"]
 ENTRYPOINT ["coursebot"]
