@@ -12,12 +12,19 @@ import pytest
 from qdrant_client import AsyncQdrantClient
 from redis.asyncio import Redis
 from support.databases import PostgresDatabases, postgres_databases_for_session
-from support.paths import REDIS_URL, SAMPLE_COURSE, SHARED_DATASETS  # noqa: F401  (re-exported for tests)
+from support.paths import REDIS_URL, REPO_ROOT, SAMPLE_COURSE, SHARED_DATASETS  # noqa: F401  (re-exported for tests)
 
 from config import Settings
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.index import ChunkIndex
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
+
+# Python 3.11's multiprocessing fork server ignores the sys.path it is handed and imports from
+# its working directory (a test's tmp_path) and the installed copy: the grading workers ran
+# another checkout's code than the test. It does inherit the environment.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])
+)
 
 
 @pytest.fixture(autouse=True)

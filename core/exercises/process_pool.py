@@ -5,7 +5,12 @@ has its process killed and replaced, so nothing keeps running in the background.
 own single-process executor: killing one never disturbs the jobs of the others. Workers start
 from a fork server (a clean process with `preload` already imported: a replacement is ready
 in milliseconds) where the platform has one, else they are spawned; never forked from this
-process, which has threads. Starting a worker blocks, so it happens in a thread."""
+process, which has threads. Starting a worker blocks, so it happens in a thread.
+
+Each worker watches the process that made the pool and exits when it is gone, however it
+died: a `kill -9` runs no cleanup, and a worker left behind would wait forever for its next
+job (it holds its own job queue open) and keep the fork server alive with it (every worker
+holds the pipe whose end tells the fork server its owner is gone)."""
 
 from __future__ import annotations
 
@@ -14,7 +19,10 @@ import contextlib
 import importlib
 import multiprocessing
 import os
+import select
 import signal
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -34,11 +42,40 @@ class JobTimeoutError(TimeoutError):
     """A job ran past its time limit; its worker process was killed."""
 
 
-def _ready(modules: tuple[str, ...]) -> int:
-    """Runs in a new worker: import what its jobs need, then say who it is."""
+def _ready(modules: tuple[str, ...], owner: int) -> int:
+    """Runs in a new worker: start watching `owner` (the pool's process), import what its jobs
+    need, then say who it is."""
+    threading.Thread(target=_exit_with, args=(owner,), name="owner-watch", daemon=True).start()
     for name in modules:
         importlib.import_module(name)
     return os.getpid()
+
+
+def _exit_with(owner: int) -> None:
+    """Returns never: exits this process once `owner` has exited. The worker's parent is the
+    fork server, not the owner, so a parent-death signal (PR_SET_PDEATHSIG) would fire only
+    when the fork server goes, which itself waits for the workers. A pidfd is readable once
+    its process exits (Linux 5.3); elsewhere the owner is polled."""
+    try:
+        handle = os.pidfd_open(owner)
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):  # no pidfds here: poll
+        while _alive(owner):
+            time.sleep(1.0)
+    else:
+        select.select([handle], [], [])
+    os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # alive, someone else's
+    return True
 
 
 def default_context(preload: Sequence[str] = ()) -> BaseContext:
@@ -55,7 +92,9 @@ class _Worker:
     def __init__(self, context: BaseContext, preload: tuple[str, ...], start_timeout_s: float):
         self.executor = ProcessPoolExecutor(max_workers=1, mp_context=context)
         try:
-            self.pid = self.executor.submit(_ready, preload).result(timeout=start_timeout_s)
+            self.pid = self.executor.submit(_ready, preload, os.getpid()).result(
+                timeout=start_timeout_s
+            )
         except BaseException:
             self.executor.shutdown(wait=False, cancel_futures=True)
             raise
@@ -96,6 +135,7 @@ class KillableProcessPool:
         self._idle: list[_Worker] = []
         self._busy: set[_Worker] = set()
         self._warming: list[asyncio.Task[None]] = []
+        self._starting = 0
         self._closed = False
 
     @property
@@ -135,11 +175,19 @@ class KillableProcessPool:
 
     async def _warm_one(self) -> None:
         async with self._slots:
-            if not self._closed and len(self._idle) + len(self._busy) < self.workers:
+            # Counting the ones starting too: a job's own start must not make a third of two.
+            alive = len(self._idle) + len(self._busy) + self._starting
+            if not self._closed and alive < self.workers:
                 self._idle.append(await self._start())
 
     async def _start(self) -> _Worker:
-        return await asyncio.to_thread(_Worker, self.context, self.preload, self.start_timeout_s)
+        self._starting += 1
+        try:
+            return await asyncio.to_thread(
+                _Worker, self.context, self.preload, self.start_timeout_s
+            )
+        finally:
+            self._starting -= 1
 
     async def close(self) -> None:
         """Stops idle workers and kills busy ones; waits until they have exited."""
