@@ -5,8 +5,10 @@ what was generated (`core.generation.store`); `Writing`, how every writer asks i
 
 from core.generation.store import (
     GeneratedMaterial,
+    MaterialKey,
     MaterialKind,
     MaterialStore,
+    NewMaterial,
     normalise_topic,
     parameters_hash,
 )
@@ -30,9 +32,11 @@ __all__ = [
     "GenerationFailedError",
     "GenerationStats",
     "GenerationTimeoutError",
+    "MaterialKey",
     "MaterialKind",
     "MaterialStore",
     "Message",
+    "NewMaterial",
     "Outcome",
     "StructuredModel",
     "StructuredResult",

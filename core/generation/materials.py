@@ -1,9 +1,10 @@
 """`/materials`: the asker's generated material in this course (lessons, exercises,
 flashcards, quizzes, mind maps), newest first, and `/materials send ID` to get one again.
 
-Who may see what is decided here, once, for every kind: only the owner's own material, only
-in the course it was made in, and material that may quote the owner's private notes never
-in a shared audience (it is neither listed nor sent there; a direct message shows it).
+Who may see what is `core.visibility`'s, as for every kind elsewhere: only the owner's own
+material, only in the course it was made in, and private material (it may quote the
+owner's notes) never in a shared audience (it is neither listed nor sent there; a direct
+message shows it).
 Sending again goes through each kind's own service, so a set arrives exactly as it did the
 first time: a lesson's stored PDF, not a new render; a quiz that `/pick` then answers."""
 
@@ -11,13 +12,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
-from core.context import Audience, Context
+from core.context import Context
 from core.errors import BadInputError
 from core.generation.store import GeneratedMaterial, MaterialKind, MaterialStore
 from core.practice.exercise_writer import GENERATED_PREFIX, WrittenExercise
 from core.replies import Notice, Reply
+from core.visibility import Access, access
 
 # A list longer than this is cut: chat clients fold long messages anyway.
 MAX_LISTED = 30
@@ -72,7 +74,7 @@ class MaterialsDesk:
 
     async def listing(self, ctx: Context) -> Notice:
         rows = await self._store.list(ctx.course_id, ctx.user_id)
-        shown = [m for m in rows if not _withheld(ctx, m)]
+        shown = [m for m in rows if access(ctx, m) is Access.HERE]
         held = len(rows) - len(shown)
         if not shown and not held:
             return Notice(NOTHING_YET)
@@ -90,14 +92,11 @@ class MaterialsDesk:
 
     async def send(self, ctx: Context, material_id: int) -> list[Reply]:
         material = await self._store.get(material_id)
+        allowed = access(ctx, material) if material is not None else Access.NONE
         # Someone else's id, or another course's, reads as no such id: ids reveal nothing.
-        if (
-            material is None
-            or material.course_id != ctx.course_id
-            or material.owner_id != ctx.user_id
-        ):
+        if material is None or allowed is Access.NONE:
             raise BadInputError(f"You have no material #{material_id} in this course.")
-        if _withheld(ctx, material):
+        if allowed is Access.ELSEWHERE:
             raise BadInputError(PRIVATE_HERE.format(id=material_id))
         replies = await self._replies(ctx, material)
         if not replies:
@@ -114,41 +113,6 @@ class MaterialsDesk:
                 return None
             return [written.sheet(), Notice(f"Work through it again with /practice {exercise_id}.")]
         return await self._study.replies_for(ctx, material.id)
-
-
-def cites_private_notes(material: GeneratedMaterial) -> bool:
-    """Whether a stored set may quote its owner's private notes. A lesson made in a private
-    audience counts whatever it cites (the lesson service's own rule: its edits may draw
-    on the notes later); so does a study set made there (its model read the notes, and may
-    have copied one while citing a public passage); other sets count when a source is a
-    note."""
-    content: dict[str, Any] = material.content if isinstance(material.content, dict) else {}
-    if material.kind is MaterialKind.LESSON:
-        return material.parameters.get("scope") != "shared" or bool(content.get("private_chunks"))
-    if material.parameters.get("audience") == Audience.PRIVATE.value:
-        return True
-    return any(
-        isinstance(source, dict) and source.get("private") is True for source in _sources(content)
-    )
-
-
-def _withheld(ctx: Context, material: GeneratedMaterial) -> bool:
-    return not ctx.private_audience and cites_private_notes(material)
-
-
-def _sources(content: dict[str, Any]) -> list[Any]:
-    """The sources a stored set cites: an exercise's `sources`, each card's, question's or
-    mind-map node's `source` (the JSON `core.study.models` and `WrittenExercise` store)."""
-    found: list[Any] = list(content.get("sources") or [])
-    for key in ("cards", "items"):
-        found += [item.get("source") for item in content.get(key) or [] if isinstance(item, dict)]
-    stack = [content.get("root")]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            found.append(node.get("source"))
-            stack.extend(node.get("children") or [])
-    return found
 
 
 def _line(material: GeneratedMaterial) -> str:

@@ -13,8 +13,10 @@ from core.database.base import Base, UTCDateTime
 
 
 class GeneratedMaterialRow(Base):
-    """One generated set. The cache key is (course, owner, kind, normalised topic, hash of
-    the parameters): at most one set per key, which `--new` replaces."""
+    """One generated set. The cache key is (course, owner, kind, normalised topic,
+    visibility, hash of the parameters): at most one set per key, which `--new` replaces.
+    `visibility` ("public" or "private", `core.visibility.Visibility`) is who the set is for:
+    the course, or its owner alone; the store filters on it, nothing reads it from JSON."""
 
     __tablename__ = "generated_material"
 
@@ -23,6 +25,7 @@ class GeneratedMaterialRow(Base):
     owner_id: Mapped[str] = mapped_column(String, nullable=False)
     kind: Mapped[str] = mapped_column(String, nullable=False)
     topic: Mapped[str] = mapped_column(String, nullable=False)
+    visibility: Mapped[str] = mapped_column(String, nullable=False)
     parameters: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
     parameters_hash: Mapped[str] = mapped_column(String, nullable=False)
     # What the set was generated with, to reproduce it; not part of the cache key.
@@ -36,7 +39,7 @@ class GeneratedMaterialRow(Base):
     __table_args__ = (
         # Named by hand: the convention's name would pass PostgreSQL's 63 characters.
         UniqueConstraint(
-            "course_id", "owner_id", "kind", "topic", "parameters_hash",
+            "course_id", "owner_id", "kind", "topic", "visibility", "parameters_hash",
             name="uq_generated_material_cache_key",
         ),
         # SQLite: never reuse an id, so a replaced set's old id finds nothing.

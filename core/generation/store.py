@@ -1,6 +1,8 @@
 """Generated material in the SQL database (SQLite or PostgreSQL), cached per course, owner,
-kind, topic and parameters: asking again for the same set finds it, `--new` replaces it.
-Every replica and every restart sees the same sets."""
+kind, topic, visibility and parameters: asking again for the same set finds it, `--new`
+replaces it. Every replica and every restart sees the same sets. A set's visibility and owner
+are columns, written from a `NewMaterial` and filtered in the queries; what they allow is
+`core.visibility`'s to say."""
 
 from __future__ import annotations
 
@@ -8,8 +10,8 @@ import builtins
 import hashlib
 import json
 import unicodedata
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -19,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.generation.models import GeneratedMaterialRow
+from core.visibility import Visibility
 
 _REPLACE_TRIES = 3
 
@@ -38,6 +41,7 @@ class GeneratedMaterial:
     owner_id: str
     kind: MaterialKind
     topic: str  # normalised
+    visibility: Visibility
     parameters: dict[str, Any]
     seed: int | None
     content: Any
@@ -73,6 +77,7 @@ def _material(row: Any) -> GeneratedMaterial:
         owner_id=row.owner_id,
         kind=MaterialKind(row.kind),
         topic=row.topic,
+        visibility=Visibility(row.visibility),
         parameters=dict(row.parameters),
         seed=row.seed,
         content=row.content,
@@ -83,79 +88,76 @@ def _material(row: Any) -> GeneratedMaterial:
     )
 
 
-def _key(
-    course_id: str, owner_id: str, kind: MaterialKind | str, topic: str,
-    parameters: Mapping[str, Any],
-) -> dict[str, str]:  # fmt: skip
-    return {
-        "course_id": course_id,
-        "owner_id": owner_id,
-        "kind": MaterialKind(kind).value,
-        "topic": normalise_topic(topic),
-        "parameters_hash": parameters_hash(parameters),
-    }
+@dataclass(frozen=True, slots=True)
+class MaterialKey:
+    """What a set is cached under: asking again with the same key finds it."""
+
+    course_id: str
+    owner_id: str
+    kind: MaterialKind
+    topic: str
+    visibility: Visibility
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+
+    def columns(self) -> dict[str, str]:
+        return {
+            "course_id": self.course_id,
+            "owner_id": self.owner_id,
+            "kind": MaterialKind(self.kind).value,
+            "topic": normalise_topic(self.topic),
+            "visibility": Visibility(self.visibility).value,
+            "parameters_hash": parameters_hash(self.parameters),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NewMaterial:
+    """A set to store: its key, what it holds, and what made it. `seed` is what it was
+    generated with, to reproduce it; not part of the key."""
+
+    key: MaterialKey
+    content: Any
+    model: str
+    grounded: bool
+    source_chunks: Sequence[Any] = ()
+    seed: int | None = None
+
+    def values(self) -> dict[str, Any]:
+        return self.key.columns() | {
+            "parameters": dict(self.key.parameters),
+            "seed": self.seed,
+            "content": self.content,
+            "source_chunks": builtins.list(self.source_chunks),
+            "model": self.model,
+            "grounded": self.grounded,
+            "created_at": datetime.now(UTC),
+        }
 
 
 class MaterialStore:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
 
-    async def save(
-        self,
-        *,
-        course_id: str,
-        owner_id: str,
-        kind: MaterialKind | str,
-        topic: str,
-        parameters: Mapping[str, Any],
-        content: Any,
-        source_chunks: Sequence[Any] = (),
-        model: str,
-        grounded: bool,
-        seed: int | None = None,
-    ) -> int:
+    async def save(self, material: NewMaterial) -> int:
         """Store a new set and return its id. When a set with the same key exists already
         (another request generated it meanwhile) that set is kept and its id returned: the
         first writer wins. `replace` overwrites."""
-        values = self._values(
-            course_id, owner_id, kind, topic, parameters, content, source_chunks, model,
-            grounded, seed,
-        )  # fmt: skip
+        values = material.values()
         try:
             async with self._engine.begin() as connection:
                 return await self._insert(connection, values)
         except IntegrityError:
             existing = await self._find(values)
             if existing is None:  # deleted again in between: store ours after all
-                return await self.replace(
-                    course_id=course_id, owner_id=owner_id, kind=kind, topic=topic,
-                    parameters=parameters, content=content, source_chunks=source_chunks,
-                    model=model, grounded=grounded, seed=seed,
-                )  # fmt: skip
+                return await self.replace(material)
             return existing.id
 
-    async def replace(
-        self,
-        *,
-        course_id: str,
-        owner_id: str,
-        kind: MaterialKind | str,
-        topic: str,
-        parameters: Mapping[str, Any],
-        content: Any,
-        source_chunks: Sequence[Any] = (),
-        model: str,
-        grounded: bool,
-        seed: int | None = None,
-    ) -> int:
+    async def replace(self, material: NewMaterial) -> int:
         """Store a set in place of the one with the same key (if any), in one transaction,
         and return the new set's id (a new id: whatever held the old id still finds it
         gone, not changed under it)."""
-        values = self._values(
-            course_id, owner_id, kind, topic, parameters, content, source_chunks, model,
-            grounded, seed,
-        )  # fmt: skip
-        key = _key(course_id, owner_id, kind, topic, parameters)
+        values = material.values()
+        key = material.key.columns()
         for attempt in range(_REPLACE_TRIES):
             try:
                 async with self._engine.begin() as connection:
@@ -177,16 +179,9 @@ class MaterialStore:
                     raise
         raise AssertionError("unreachable")
 
-    async def latest(
-        self,
-        course_id: str,
-        owner_id: str,
-        kind: MaterialKind | str,
-        topic: str,
-        parameters: Mapping[str, Any],
-    ) -> GeneratedMaterial | None:
+    async def latest(self, key: MaterialKey) -> GeneratedMaterial | None:
         """The cached set for this key, or None."""
-        return await self._find(_key(course_id, owner_id, kind, topic, parameters))
+        return await self._find(key.columns())
 
     async def get(self, material_id: int) -> GeneratedMaterial | None:
         query = select(GeneratedMaterialRow).where(GeneratedMaterialRow.id == material_id)
@@ -201,13 +196,23 @@ class MaterialStore:
         return result.rowcount > 0
 
     async def list(
-        self, course_id: str, owner_id: str, *, kind: MaterialKind | str | None = None
+        self,
+        course_id: str,
+        owner_id: str,
+        *,
+        kind: MaterialKind | str | None = None,
+        visibility: Collection[Visibility] | None = None,
     ) -> builtins.list[GeneratedMaterial]:
-        """This owner's sets in the course, newest first."""
+        """This owner's sets in the course, newest first; only those of the given
+        visibilities when `visibility` is given (`core.visibility.visible_to_owner`)."""
         query = select(GeneratedMaterialRow).where(
             GeneratedMaterialRow.course_id == course_id,
             GeneratedMaterialRow.owner_id == owner_id,
         )
+        if visibility is not None:
+            query = query.where(
+                GeneratedMaterialRow.visibility.in_(sorted(Visibility(v).value for v in visibility))
+            )
         if kind is not None:
             query = query.where(GeneratedMaterialRow.kind == MaterialKind(kind).value)
         query = query.order_by(
@@ -218,23 +223,6 @@ class MaterialStore:
         return [_material(row) for row in rows]
 
     # -------------------------------------------------------------------------------
-
-    @staticmethod
-    def _values(
-        course_id: str, owner_id: str, kind: MaterialKind | str, topic: str,
-        parameters: Mapping[str, Any], content: Any, source_chunks: Sequence[Any], model: str,
-        grounded: bool, seed: int | None,
-    ) -> dict[str, Any]:  # fmt: skip
-        key = _key(course_id, owner_id, kind, topic, parameters)
-        return key | {
-            "parameters": dict(parameters),
-            "seed": seed,
-            "content": content,
-            "source_chunks": builtins.list(source_chunks),
-            "model": model,
-            "grounded": grounded,
-            "created_at": datetime.now(UTC),
-        }
 
     @staticmethod
     async def _insert(connection: Any, values: dict[str, Any]) -> int:
@@ -250,7 +238,7 @@ class MaterialStore:
         return _material(row) if row else None
 
 
-_KEY_COLUMNS = ("course_id", "owner_id", "kind", "topic", "parameters_hash")
+_KEY_COLUMNS = ("course_id", "owner_id", "kind", "topic", "visibility", "parameters_hash")
 
 
 def _lock_id(key: Mapping[str, str]) -> int:

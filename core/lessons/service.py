@@ -14,12 +14,13 @@ which check failed, never silently: the checks read the PDF as a machine does, a
 that reads well to a student is worth more than no deck.
 
 Storage: each deck is a row of the material store (kind LESSON; course, owner = the
-student, normalised topic, parameters {profile, slides, scope}), its content the deck's JSON
+student, normalised topic, visibility, parameters {profile, slides}), its content the deck's JSON
 *and* the PDF (base64) with its sanitised widgets. The PDF is kept, not re-rendered, so a
 second identical request costs a database read, the student gets back the very file they
 saw (a later renderer, or new page images, do not change a stored deck), and a deck can be
-re-sent as it was. `scope` keeps a deck made in a private audience (which may quote the
-student's notes) from being served, or edited, in a shared one. `fresh=True` replaces the
+re-sent as it was. Its visibility (`core.visibility`: a deck made in a private audience
+may quote the student's notes) keeps it from being served, or edited, in a shared one; an
+edit made there is a private version. `fresh=True` replaces the
 row and drops its edits. An edit is a new row keyed by the first version's id and the
 version number: every version stays in the store.
 
@@ -48,8 +49,10 @@ from core.embedding.embedder import Embedder
 from core.errors import BadInputError
 from core.generation import (
     GeneratedMaterial,
+    MaterialKey,
     MaterialKind,
     MaterialStore,
+    NewMaterial,
     Writing,
     normalise_topic,
 )
@@ -67,6 +70,7 @@ from core.lessons.widgets import RefusedWidget, sanitise_widget, widget_file_nam
 from core.lessons.writer import DeckWriter
 from core.replies import DocumentReply, Reply
 from core.retrieval import MIN_TOPIC_SIMILARITY
+from core.visibility import Access, Visibility, access, made_as, visible_to_owner
 
 log = structlog.get_logger(__name__)
 
@@ -131,7 +135,7 @@ class LessonResult:
     notes: tuple[str, ...] = ()
     model: str = EXTRACTIVE
     # The cited chunks that are the student's own notes (their sources say so).
-    private_chunks: tuple[str, ...] = ()
+    cited_notes: tuple[str, ...] = ()
 
     @property
     def version(self) -> int:
@@ -158,7 +162,7 @@ class LessonResult:
         the PDF, and each widget as an `.html` file beside it. A deck that cites the
         student's notes marks every file private: the core then keeps the response to them."""
         out: list[Reply] = []
-        private = bool(self.private_chunks)
+        private = bool(self.cited_notes)
         if self.preview is not None:
             first = self.deck.slides[0].title
             out.append(DocumentReply(
@@ -186,7 +190,7 @@ class LessonResult:
             "widgets": {name: html.decode("utf-8") for name, html in self.widgets},
             "sources": list(self.sources),
             "notes": list(self.notes),
-            "private_chunks": list(self.private_chunks),
+            "cited_notes": list(self.cited_notes),
             "base": base,
             "edit": edit,
         }
@@ -204,7 +208,7 @@ class LessonResult:
             preview=preview,
             notes=tuple(content["notes"]),
             model=material.model,
-            private_chunks=tuple(content.get("private_chunks", [])),
+            cited_notes=tuple(content.get("cited_notes", [])),
         )
 
 
@@ -269,26 +273,24 @@ class LessonService:
             raise BadInputError("The topic is too long: at most 200 characters.")
         profile = profile if isinstance(profile, Profile) else parse_profile(profile)
         bounds = bounds or SlideBounds()
-        parameters = _parameters(ctx, profile, bounds)
-        key = (ctx.course_id, ctx.user_id, MaterialKind.LESSON, topic, parameters)
-        base = await self._store.latest(*key)
+        parameters = _parameters(profile, bounds)
+        base = await self._store.latest(_key(ctx, topic, parameters, made_as(ctx)))
         if base is not None and not fresh:
             return await self._served(await self._newest_version(ctx, base))
         hits = await self._on_topic(ctx, topic, bounds)
         deck = await self._write(topic, hits, bounds, profile)
         rendered = await self._render(ctx, deck, bounds)
         result = self._result(rendered, hits)
-        save: dict[str, Any] = dict(
-            course_id=ctx.course_id, owner_id=ctx.user_id, kind=MaterialKind.LESSON,
-            topic=normalise_topic(topic), parameters=parameters, content=result.content(None),
-            source_chunks=[hit.chunk.id for hit in hits], model=self.maker,
-            grounded=True,
+        visibility = made_as(ctx, cites_notes=bool(result.cited_notes))
+        save = NewMaterial(
+            _key(ctx, topic, parameters, visibility), content=result.content(None),
+            source_chunks=[hit.chunk.id for hit in hits], model=self.maker, grounded=True,
         )  # fmt: skip
         if base is not None:
             await self._drop_versions(ctx, base.id)
-            material_id = await self._store.replace(**save)
+            material_id = await self._store.replace(save)
         else:
-            material_id = await self._store.save(**save)
+            material_id = await self._store.save(save)
         log.info(
             "lesson made", topic=topic, profile=profile.value, slides=len(rendered.deck.slides),
             material=material_id, model=self.maker, replaced=base is not None,
@@ -326,20 +328,19 @@ class LessonService:
         slides[slide_number - 1] = revised
         edited = deck.model_copy(update={"slides": slides, "version": deck.version + 1})
         parameters = {k: v for k, v in target.parameters.items() if k not in ("base", "version")}
-        if ctx.private_audience:  # an edit made there may quote the notes: it stays there
-            parameters["scope"] = "private"
         bounds = SlideBounds.parse(parameters["slides"])
         rendered = await self._render(ctx, edited, bounds)
         base_id = target.content.get("base") or target.id
         result = self._result(rendered, hits, earlier=target)
-        material_id = await self._store.save(
-            course_id=ctx.course_id, owner_id=ctx.user_id, kind=MaterialKind.LESSON,
-            topic=target.topic,
-            parameters=parameters | {"base": base_id, "version": edited.version},
+        # An edit made where the notes are read may quote them: a private version.
+        visibility = made_as(ctx, cites_notes=bool(result.cited_notes), revises=target.visibility)
+        parameters |= {"base": base_id, "version": edited.version}
+        material_id = await self._store.save(NewMaterial(
+            _key(ctx, target.topic, parameters, visibility),
             content=result.content(base_id, {"slide": slide_number, "instruction": instruction}),
             source_chunks=[*target.source_chunks, *(h.chunk.id for h in hits)],
             model=self.maker, grounded=True,
-        )  # fmt: skip
+        ))  # fmt: skip
         log.info("lesson slide edited", material=material_id, base=base_id,
                  version=edited.version, slide=slide_number)  # fmt: skip
         return _with_id(result, material_id)
@@ -347,15 +348,13 @@ class LessonService:
     async def replies_for(self, ctx: Context, material_id: int) -> list[Reply] | None:
         """The stored deck `material_id` as it was sent (`/materials send ID`): the very PDF,
         not a new render. None unless it is this student's, in this course, and may be seen
-        in this audience (the rule of `_lessons`)."""
+        in this audience (`core.visibility.access`)."""
         material = await self._store.get(material_id)
         if (
             material is None
             or material.kind is not MaterialKind.LESSON
-            or material.course_id != ctx.course_id
-            or material.owner_id != ctx.user_id
+            or access(ctx, material) is not Access.HERE
             or material.content.get("format") != FORMAT_VERSION
-            or not (ctx.private_audience or material.parameters.get("scope") == "shared")
         ):
             return None
         return (await self._served(material)).replies()
@@ -505,14 +504,14 @@ class LessonService:
     ) -> LessonResult:  # fmt: skip
         private = {hit.chunk.id for hit in hits if hit.chunk.private}
         if earlier is not None:
-            private |= set(earlier.content.get("private_chunks", []))
+            private |= set(earlier.content.get("cited_notes", []))
         cited = rendered.deck.citations()
         return LessonResult(
             deck=rendered.deck, pdf=rendered.pdf, material_id=0, cached=False,
             sources=tuple(dict.fromkeys(_label(c, c.chunk_id in private) for c in cited)),
             widgets=rendered.widgets, preview=rendered.preview, notes=rendered.notes,
             model=self.maker,
-            private_chunks=tuple(sorted({c.chunk_id for c in cited} & private)),
+            cited_notes=tuple(sorted({c.chunk_id for c in cited} & private)),
         )  # fmt: skip
 
     # The store -----------------------------------------------------------------------
@@ -523,17 +522,11 @@ class LessonService:
 
     async def _lessons(self, ctx: Context) -> list[GeneratedMaterial]:
         """This student's decks in the course that this audience may see, newest first: a
-        deck made in a private audience may quote their notes, so it stays out of shared
-        places."""
-        rows = await self._store.list(ctx.course_id, ctx.user_id, kind=MaterialKind.LESSON)
-        rows = [m for m in rows if m.content.get("format") == FORMAT_VERSION]
-        if ctx.private_audience:
-            return rows
-        return [
-            m
-            for m in rows
-            if m.parameters.get("scope") == "shared" and not m.content.get("private_chunks")
-        ]
+        private one may quote their notes, so it stays out of shared places."""
+        rows = await self._store.list(
+            ctx.course_id, ctx.user_id, kind=MaterialKind.LESSON, visibility=visible_to_owner(ctx)
+        )
+        return [m for m in rows if m.content.get("format") == FORMAT_VERSION]
 
     async def _newest_version(self, ctx: Context, base: GeneratedMaterial) -> GeneratedMaterial:
         versions = [m for m in await self._lessons(ctx) if m.parameters.get("base") == base.id]
@@ -551,12 +544,16 @@ class LessonService:
                 await self._store.delete(material.id)
 
 
-def _parameters(ctx: Context, profile: Profile, bounds: SlideBounds) -> dict[str, Any]:
-    return {
-        "profile": profile.value,
-        "slides": f"{bounds.minimum}-{bounds.maximum}",
-        "scope": "private" if ctx.private_audience else "shared",
-    }
+def _parameters(profile: Profile, bounds: SlideBounds) -> dict[str, Any]:
+    return {"profile": profile.value, "slides": f"{bounds.minimum}-{bounds.maximum}"}
+
+
+def _key(
+    ctx: Context, topic: str, parameters: dict[str, Any], visibility: Visibility
+) -> MaterialKey:
+    return MaterialKey(
+        ctx.course_id, ctx.user_id, MaterialKind.LESSON, topic, visibility, parameters
+    )
 
 
 def _with_id(result: LessonResult, material_id: int) -> LessonResult:

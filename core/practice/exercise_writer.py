@@ -25,12 +25,13 @@ from core.errors import BadInputError
 from core.exercises import ExerciseDefinition
 from core.exercises.process_pool import JobTimeoutError, KillableProcessPool
 from core.generation import (
+    MaterialKey,
     MaterialKind,
     MaterialStore,
     Message,
+    NewMaterial,
     StructuredModel,
     Writing,
-    normalise_topic,
 )
 from core.generation.exercise_draft import ExerciseDraft, Verdict, shape_problems, verify_draft
 from core.generation.worded import model_failures_worded
@@ -38,6 +39,7 @@ from core.index import SearchHit
 from core.prompts import EXERCISE_DIFFICULTY, EXERCISE_FAILED, EXERCISE_SYSTEM, EXERCISE_USER
 from core.replies import Citation, ExerciseSheet
 from core.retrieval import MIN_TOPIC_SIMILARITY, Retriever
+from core.visibility import Access, access, made_as
 
 log = structlog.get_logger(__name__)
 
@@ -224,8 +226,7 @@ class ExerciseWriter:
         if (
             material is None
             or material.kind is not MaterialKind.EXERCISE
-            or material.course_id != ctx.course_id
-            or material.owner_id != ctx.user_id
+            or access(ctx, material) is Access.NONE
         ):
             return None
         return WrittenExercise.from_content(material.content, material.model).named(material_id)
@@ -264,13 +265,15 @@ class ExerciseWriter:
             model=model,
         )
         # Each request is a new exercise: the request's own id keeps them apart in the store.
-        material_id = await self._store.save(
-            course_id=ctx.course_id, owner_id=ctx.user_id, kind=MaterialKind.EXERCISE,
-            topic=normalise_topic(topic),
-            parameters={"difficulty": difficulty, "request": ctx.message_id or _fresh_id()},
-            content=written.content(), source_chunks=[hit.chunk.id for hit in hits],
+        visibility = made_as(ctx, cites_notes=any(c.private for c in written.sources))
+        parameters = {"difficulty": difficulty, "request": ctx.message_id or _fresh_id()}
+        key = MaterialKey(
+            ctx.course_id, ctx.user_id, MaterialKind.EXERCISE, topic, visibility, parameters
+        )
+        material_id = await self._store.save(NewMaterial(
+            key, content=written.content(), source_chunks=[hit.chunk.id for hit in hits],
             model=model, grounded=True,
-        )  # fmt: skip
+        ))  # fmt: skip
         return written.named(material_id)
 
 

@@ -21,8 +21,7 @@ import structlog
 from core.context import Context
 from core.embedding.embedder import Embedder
 from core.errors import BadInputError
-from core.generation import MaterialStore, Writing
-from core.generation.materials import cites_private_notes
+from core.generation import MaterialKey, MaterialStore, NewMaterial, Writing
 from core.index import SearchHit, SparseEncoder
 from core.llm import LlmTimeoutError, LlmUnavailableError
 from core.retrieval import MIN_TOPIC_SIMILARITY
@@ -31,6 +30,7 @@ from core.study.checks import FLASHCARD_COUNT, QUIZ_COUNT, CountRange
 from core.study.llm import StudyWriteError, StudyWriter
 from core.study.mindmap_image import render_mindmap
 from core.study.models import SET_TYPES, FlashcardSet, MindMap, Quiz, StudySet
+from core.visibility import Access, access, made_as
 
 log = structlog.get_logger(__name__)
 
@@ -163,20 +163,19 @@ class StudySets:
         self, ctx: Context, material_id: int, *, shown_here: bool = False
     ) -> StudySet | None:
         """A stored set of this course by id (a quiz whose buttons are pressed after a
-        restart), or None. A set that may quote someone's private notes (one made in their
-        private audience, or citing a note) is theirs alone, and with `shown_here` (its
-        content is about to be shown) opened only where they alone read along."""
+        restart), or None. A course's set is its class's (a quiz posted to a group is
+        answered by all); a private one (`core.visibility`) is its owner's alone, and with
+        `shown_here` (its content is about to be shown) opened only where they alone read
+        along."""
         material = await self._store.get(material_id)
-        if material is None or material.course_id != ctx.course_id:
+        kind = SET_TYPES.get(material.kind) if material is not None else None
+        if material is None or kind is None:
             return None
-        kind = SET_TYPES.get(material.kind)
-        if kind is None:
+        allowed = access(ctx, material, classmates=True)
+        if allowed is Access.NONE:
             return None
-        if cites_private_notes(material):  # the one rule /materials applies too
-            if material.owner_id != ctx.user_id:
-                return None
-            if shown_here and not ctx.private_audience:
-                raise BadInputError(NOTES_STAY_PRIVATE)
+        if allowed is Access.ELSEWHERE and shown_here:
+            raise BadInputError(NOTES_STAY_PRIVATE)
         return kind.from_json(material.content)
 
     # -------------------------------------------------------------------------------
@@ -190,39 +189,30 @@ class StudySets:
         fresh: bool,
         build: Callable[[], Awaitable[S]],
     ) -> Served[S]:
-        # The audience is part of the key: a set built with private notes must not be
-        # served where others read.
-        key = {
-            **parameters,
-            "audience": ctx.audience.value,
-            "maker": self.maker,
-            "format": FORMAT_VERSION,
-        }
-        where = {
-            "course_id": ctx.course_id,
-            "owner_id": ctx.user_id,
-            "kind": kind.kind,
-            "topic": topic,
-            "parameters": key,
-        }
+        # The visibility is part of the key: a set built where private notes are read must
+        # not be served where others read.
+        key = {**parameters, "maker": self.maker, "format": FORMAT_VERSION}
         if not fresh:
-            cached = await self._store.latest(**where)
+            cached = await self._store.latest(
+                MaterialKey(ctx.course_id, ctx.user_id, kind.kind, topic, made_as(ctx), key)
+            )
             if cached is not None:
                 return Served(kind.from_json(cached.content), cached.id, cached=True)
         value = await build()
-        stored = {
-            **where,
-            "content": value.to_json(),
-            "source_chunks": [s.chunk_id for s in value.sources() if s.chunk_id],
-            "model": value.made_by,
-            "grounded": value.grounded,
-        }
+        visibility = made_as(ctx, cites_notes=any(s.private for s in value.sources()))
+        stored = NewMaterial(
+            MaterialKey(ctx.course_id, ctx.user_id, kind.kind, topic, visibility, key),
+            content=value.to_json(),
+            source_chunks=[s.chunk_id for s in value.sources() if s.chunk_id],
+            model=value.made_by,
+            grounded=value.grounded,
+        )
         if fresh:
-            material_id = await self._store.replace(**stored)
+            material_id = await self._store.replace(stored)
             return Served(value, material_id, cached=False)
-        material_id = await self._store.save(**stored)
+        material_id = await self._store.save(stored)
         kept = await self._store.get(material_id)
-        if kept is not None and kept.content != stored["content"]:
+        if kept is not None and kept.content != stored.content:
             # Another request stored this set first: serve that one, so ids match content.
             return Served(kind.from_json(kept.content), material_id, cached=True)
         return Served(value, material_id, cached=False)
