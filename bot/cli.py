@@ -191,12 +191,21 @@ Metrics, overall and per question type:
   answer_span_hit             (--answers) share of questions with gold_spans whose shown
                               answer holds a gold span (the 80% rule above; a decline holds
                               none)
+  first_quote_hit             (--answers) the same for the answer's first quote alone (its
+                              first line, up to its first citation): is the fact first?
   answer_chars                (--answers) mean characters of the grounded answers shown
+  answer_quotes               (--answers) mean quotes (lines citing a source) per grounded
+                              answer
+  key_facts, key_facts_all    (--answers) over answerable questions whose reference answer
+                              holds words with a digit (course codes, numbers, dates): the
+                              mean share of those words the shown answer holds, and the
+                              share of questions showing all of them
   p50_ms, p95_ms              retrieval latency per question (the retrieve call alone)
 
 The last line of stdout is one summary line, figures not computed left out:
   eval: n=… source_hit@1=… source_hit@5=… mrr@10=… span_hit@5=… ctx_chars=… abstain=…
-  wrong_abstain=… answer_span_hit=… answer_chars=… p50_ms=… p95_ms=…
+  wrong_abstain=… answer_span_hit=… first_quote_hit=… answer_chars=… answer_quotes=…
+  key_facts=… key_facts_all=… p50_ms=… p95_ms=…
 --json OUT also records the run's configuration (variant, k, budget, models, embedder,
 package versions, python).
 A question whose course has no folder counts as a retrieval miss (with a warning). Exits 2

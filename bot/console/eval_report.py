@@ -27,7 +27,7 @@ def format_metric(name: str, value: float | int) -> str:
         return str(value)
     if name.endswith("_chars"):
         return f"{value:.0f}"
-    if name.endswith("_ms"):
+    if name.endswith(("_ms", "_quotes")):
         return f"{value:.1f}"
     return f"{value:.3f}"
 
@@ -120,6 +120,7 @@ def _metrics_json(metrics: Metrics) -> dict[str, Any]:
         "n_unanswerable": metrics.n_unanswerable,
         "n_answer_spans": metrics.n_answer_spans,
         "n_grounded": metrics.n_grounded,
+        "n_key_facts": metrics.n_key_facts,
     }
 
 
@@ -142,6 +143,9 @@ def _question_json(result: QuestionResult) -> dict[str, Any]:
         "answer": result.answer,
         "answer_chars": result.answer_chars,
         "answer_span_hit": result.answer_span_hit,
+        "first_quote_hit": result.first_quote_hit,
+        "answer_quotes": result.answer_quotes,
+        "key_facts": result.key_facts,
         "error": result.error,
     }
 

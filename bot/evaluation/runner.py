@@ -33,6 +33,9 @@ from core.evaluation.metrics import (
     RetrievalScore,
     answer_holds_span,
     by_type,
+    first_quote,
+    key_facts_shown,
+    quote_count,
     score_retrieval,
     summarise,
 )
@@ -63,6 +66,8 @@ class EvalQuestion:
     answerable: bool
     gold_spans: tuple[str, ...] = ()
     gold_sources: tuple[str, ...] = ()
+    # The reference answer a person wrote ("" where the dataset gives none).
+    answer: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +149,7 @@ def _question(line: str, where: str) -> EvalQuestion:
             answerable=bool(raw.get("answerable", True)),
             gold_spans=tuple(str(s) for s in raw.get("gold_spans") or ()),
             gold_sources=tuple(str(s) for s in raw.get("gold_sources") or ()),
+            answer=str(raw.get("answer") or ""),
         )
     except json.JSONDecodeError as error:
         raise DatasetError(f"{where}: not JSON ({error.msg})") from None
@@ -359,6 +365,9 @@ async def _ask_one(
         answer=reply.text,
         answer_chars=len(reply.text),
         answer_span_hit=answer_holds_span(reply.text, question.gold_spans),
+        first_quote_hit=answer_holds_span(first_quote(reply.text), question.gold_spans),
+        answer_quotes=quote_count(reply.text),
+        key_facts=_key_facts(question, reply.text if reply.grounded else ""),
     )
 
 
@@ -382,7 +391,15 @@ def _unanswered(result: QuestionResult, question: EvalQuestion, error: str) -> Q
         grounded=False,
         error=error,
         answer_span_hit=answer_holds_span("", question.gold_spans),
+        first_quote_hit=answer_holds_span("", question.gold_spans),
+        key_facts=_key_facts(question, ""),
     )
+
+
+def _key_facts(question: EvalQuestion, shown: str) -> float | None:
+    """The share of the reference's key facts shown; an unanswerable question's reference
+    says what the material lacks, so it has none to show."""
+    return key_facts_shown(question.answer, shown) if question.answerable else None
 
 
 def _result(

@@ -1,6 +1,7 @@
 """Evaluation metrics as pure functions: text normalisation, gold-span matching, source hits,
-reciprocal rank, context and answer sizes, latency percentiles and their aggregation, overall
-and per question type.
+reciprocal rank, context and answer sizes, where the answer puts the fact (the first quote)
+and which of the reference answer's key facts it shows, latency percentiles and their
+aggregation, overall and per question type.
 
 A gold span "hits" a chunk (or a shown answer) when at least 80% of the span's word tokens
 (as a multiset) occur among its tokens, both sides normalised first: the spans are copied from
@@ -26,6 +27,10 @@ RETRIEVE_DEPTH = max(MRR_DEPTH, SPAN_DEPTH, *HIT_AT)
 # A word broken across lines: "exam-\nination" (also the soft and the Unicode hyphen).
 _LINE_END_HYPHEN = re.compile(r"(\w)[-\u00ad\u2010]\s*\n\s*(?=\w)")
 _NOT_WORD = re.compile(r"[^\w\s]|_")
+# A citation mark as answers show them: "[3]".
+_CITATION = re.compile(r"\[\d{1,3}\]")
+# A word, with decimal parts kept ("22.5", "1,000"); key facts are the words holding a digit.
+_FACT_WORD = re.compile(r"\w+(?:[.,]\d+)*")
 
 
 def normalise(text: str) -> str:
@@ -127,6 +132,35 @@ def score_retrieval(
     )
 
 
+def first_quote(answer_text: str) -> str:
+    """The answer's first quote: its first line with text, up to and with its first citation
+    mark (extractive answers put one quote a line; a model's answer cites each statement)."""
+    line = next((line for line in answer_text.splitlines() if line.strip()), "")
+    mark = _CITATION.search(line)
+    return line[: mark.end()] if mark else line
+
+
+def quote_count(answer_text: str) -> int:
+    """How many quotes an answer shows: its lines holding a citation mark."""
+    return sum(1 for line in answer_text.splitlines() if _CITATION.search(line))
+
+
+def key_facts(reference: str) -> frozenset[str]:
+    """The reference answer's key facts: its words holding a digit (course codes such as
+    "AIL303m", intakes, numbers, percentages), case folded."""
+    text = unicodedata.normalize("NFKC", reference).casefold()
+    return frozenset(w for w in _FACT_WORD.findall(text) if any(c.isdigit() for c in w))
+
+
+def key_facts_shown(reference: str, answer_text: str) -> float | None:
+    """Share of the reference answer's key facts that the shown answer holds as words; None
+    when the reference states none."""
+    wanted = key_facts(reference)
+    if not wanted:
+        return None
+    return len(wanted & key_facts(answer_text)) / len(wanted)
+
+
 def answer_holds_span(answer_text: str, gold_spans: Sequence[str]) -> bool | None:
     """Whether the shown answer holds some gold span (the same 80% token rule as retrieval);
     None when there is no gold span to judge by. An abstention holds none."""
@@ -154,6 +188,11 @@ class QuestionResult:
     answer: str | None = None
     answer_chars: int | None = None
     answer_span_hit: bool | None = None
+    # The first quote holds a gold span (None without gold spans); how many quotes the
+    # answer shows; the share of the reference answer's key facts shown (None without any).
+    first_quote_hit: bool | None = None
+    answer_quotes: int | None = None
+    key_facts: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +209,11 @@ class Metrics:
     abstain: float | None = None
     wrong_abstain: float | None = None
     answer_span_hit: float | None = None
+    first_quote_hit: float | None = None
     answer_chars: float | None = None
+    answer_quotes: float | None = None
+    key_facts: float | None = None
+    key_facts_all: float | None = None
     p50_ms: float | None = None
     p95_ms: float | None = None
     n_sources: int = 0
@@ -179,6 +222,7 @@ class Metrics:
     n_answerable: int = 0
     n_answer_spans: int = 0
     n_grounded: int = 0
+    n_key_facts: int = 0
 
     def named(self) -> dict[str, int | float | None]:
         """The figures under the names the summary line and JSON report use."""
@@ -192,7 +236,11 @@ class Metrics:
             "abstain": self.abstain,
             "wrong_abstain": self.wrong_abstain,
             "answer_span_hit": self.answer_span_hit,
+            "first_quote_hit": self.first_quote_hit,
             "answer_chars": self.answer_chars,
+            "answer_quotes": self.answer_quotes,
+            "key_facts": self.key_facts,
+            "key_facts_all": self.key_facts_all,
             "p50_ms": self.p50_ms,
             "p95_ms": self.p95_ms,
         }
@@ -208,8 +256,10 @@ def _rate(flags: Sequence[bool]) -> float | None:
 
 def summarise(results: Sequence[QuestionResult]) -> Metrics:
     """Aggregate question results. Abstention and answer figures count only questions that
-    were answered (grounded is not None); answer_chars only the grounded answers, so the
-    fixed "not covered" sentence does not dilute how long quotes are."""
+    were answered (grounded is not None); answer_chars and answer_quotes only the grounded
+    answers, so the fixed "not covered" sentence does not dilute how long quotes are.
+    key_facts is the mean share of the reference's key facts shown, key_facts_all the share
+    of questions showing all of them, over questions whose reference states any."""
     scores = [r.score for r in results]
     hit_1 = [s.source_hit_1 for s in scores if s.source_hit_1 is not None]
     hit_5 = [s.source_hit_5 for s in scores if s.source_hit_5 is not None]
@@ -223,6 +273,9 @@ def summarise(results: Sequence[QuestionResult]) -> Metrics:
     answer_sizes = [
         float(r.answer_chars) for r in results if r.grounded and r.answer_chars is not None
     ]
+    first_quotes = [r.first_quote_hit for r in results if r.first_quote_hit is not None]
+    quotes = [float(r.answer_quotes) for r in results if r.grounded and r.answer_quotes is not None]
+    facts = [r.key_facts for r in results if r.key_facts is not None]
     return Metrics(
         n=len(results),
         source_hit_1=_rate(hit_1),
@@ -233,7 +286,11 @@ def summarise(results: Sequence[QuestionResult]) -> Metrics:
         abstain=_rate(unanswerable),
         wrong_abstain=_rate(answerable),
         answer_span_hit=_rate(answer_spans),
+        first_quote_hit=_rate(first_quotes),
         answer_chars=_mean(answer_sizes),
+        answer_quotes=_mean(quotes),
+        key_facts=_mean(facts),
+        key_facts_all=_rate([share == 1.0 for share in facts]),
         p50_ms=percentile(latencies, 50),
         p95_ms=percentile(latencies, 95),
         n_sources=len(hit_5),
@@ -242,6 +299,7 @@ def summarise(results: Sequence[QuestionResult]) -> Metrics:
         n_answerable=len(answerable),
         n_answer_spans=len(answer_spans),
         n_grounded=len(answer_sizes),
+        n_key_facts=len(facts),
     )
 
 

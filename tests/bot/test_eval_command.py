@@ -18,7 +18,9 @@ SUMMARY = re.compile(
     r"^eval: n=(?P<n>\d+) source_hit@1=\d\.\d{3} source_hit@5=(?P<hit5>\d\.\d{3}) "
     r"mrr@10=\d\.\d{3} span_hit@5=(?P<span5>\d\.\d{3}) ctx_chars=(?P<ctx>\d+)"
     r"(?P<answers> abstain=\d\.\d{3} wrong_abstain=\d\.\d{3} "
-    r"answer_span_hit=(?P<answer_span>\d\.\d{3}) answer_chars=(?P<answer_chars>\d+))? "
+    r"answer_span_hit=(?P<answer_span>\d\.\d{3}) first_quote_hit=(?P<first>\d\.\d{3}) "
+    r"answer_chars=(?P<answer_chars>\d+) answer_quotes=(?P<quotes>\d+\.\d)"
+    r"(?: key_facts=(?P<facts>\d\.\d{3}) key_facts_all=\d\.\d{3})?)? "
     r"p50_ms=\d+\.\d p95_ms=\d+\.\d$"
 )
 
@@ -47,6 +49,7 @@ QUESTIONS = [
         "answerable": True,
         "gold_spans": ["The final exam is on December 14 in room B12."],
         "gold_sources": ["syllabus.md"],
+        "answer": "On December 14, in room B12.",
     },
     {
         "id": "q2",
@@ -74,6 +77,7 @@ QUESTIONS = [
         "answerable": True,
         "gold_spans": [],
         "gold_sources": ["outline.md"],
+        "answer": "The Napoleonic wars and the Congress of Vienna.",
     },
     {
         "id": "q5",
@@ -191,6 +195,13 @@ def test_eval_with_answers_adds_abstention_rates_and_reuses_a_kept_index(
     questions = {q["id"]: q for q in report["questions"]}
     assert all(isinstance(questions[q]["answer_span_hit"], bool) for q in ("q1", "q2", "q3"))
     assert questions["q4"]["answer_span_hit"] is None  # no gold spans to judge by
+    assert questions["q4"]["first_quote_hit"] is None
+    assert all(isinstance(q["answer_quotes"], int) for q in report["questions"] if q["grounded"])
+    # q1's reference states two key facts (14, b12); q4's states none, q5 is unanswerable.
+    assert isinstance(questions["q1"]["key_facts"], float)
+    assert questions["q4"]["key_facts"] is None and questions["q5"]["key_facts"] is None
+    assert report["overall"]["n_key_facts"] == 1
+    assert summary["facts"] == f"{questions['q1']['key_facts']:.3f}"
     assert all(q["answer_chars"] == len(q["answer"]) > 0 for q in report["questions"])
     assert report["overall"]["n_answer_spans"] == 3
     assert report["config"]["answers"] is True

@@ -15,8 +15,12 @@ from core.evaluation.metrics import (
     answer_holds_span,
     any_span_hit,
     by_type,
+    first_quote,
+    key_facts,
+    key_facts_shown,
     normalise,
     percentile,
+    quote_count,
     reciprocal_rank,
     score_retrieval,
     source_hit,
@@ -249,3 +253,64 @@ def test_answer_span_hit_counts_declines_as_misses_and_answer_chars_only_grounde
     assert metrics.n_answer_spans == 3
     assert metrics.answer_chars == pytest.approx((120 + 280 + 600) / 3)
     assert metrics.n_grounded == 3
+
+
+EXTRACTIVE = (
+    "“Homework | 20% | weekly problem sets” [1]\n"
+    "“The final exam is on December 14 in room B12.” [2]\n"
+    "“Office hours are on Tuesdays.” [1]"
+)
+
+
+def test_the_first_quote_is_the_first_line_up_to_its_citation() -> None:
+    assert first_quote(EXTRACTIVE) == "“Homework | 20% | weekly problem sets” [1]"
+    assert first_quote("\nThe exam is on May 3 [2], in hall A [3].") == "The exam is on May 3 [2]"
+    assert first_quote("No citation at all.") == "No citation at all."
+    assert first_quote("") == ""
+
+
+def test_a_gold_span_in_the_third_quote_is_an_answer_hit_but_no_first_quote_hit() -> None:
+    gold = ["The final exam is on December 14 in room B12."]
+    assert answer_holds_span(EXTRACTIVE, gold) is True
+    assert answer_holds_span(first_quote(EXTRACTIVE), gold) is False
+
+
+def test_quotes_are_the_lines_holding_a_citation() -> None:
+    assert quote_count(EXTRACTIVE) == 3
+    assert quote_count("I could not find this in the course material.") == 0
+
+
+def test_key_facts_are_the_reference_words_holding_a_digit() -> None:
+    reference = "REL301m, semester 8 in the K20D-21A curriculum, 3 credits; worth 22.5%."
+    assert key_facts(reference) == {"rel301m", "8", "k20d", "21a", "3", "22.5"}
+    assert key_facts("The Napoleonic wars.") == frozenset()
+
+
+def test_key_facts_shown_is_the_share_of_them_the_answer_holds_as_words() -> None:
+    reference = "3 progress tests 30%, final exam 35% (MAS291)."
+    shown = "“Progress tests (3): 30%” [1]\n“Final exam: 40%” [2]"  # 35 and MAS291 missing
+    assert key_facts_shown(reference, shown) == pytest.approx(2 / 4)
+    assert key_facts_shown(reference, "3 tests 30% 35% mas291") == 1.0
+    assert key_facts_shown(reference, "") == 0.0
+    assert key_facts_shown("No number here.", shown) is None
+    # A fact inside a longer number is not shown: "130" does not state "30".
+    assert key_facts_shown("30%", "130 points") == 0.0
+
+
+def test_summarise_reports_first_quote_hits_quotes_per_answer_and_key_facts() -> None:
+    results = [
+        replace(
+            _result("plan", grounded=True), first_quote_hit=True, answer_quotes=2, key_facts=1.0
+        ),
+        replace(
+            _result("plan", grounded=True), first_quote_hit=False, answer_quotes=4, key_facts=0.5
+        ),
+        replace(_result("plan", grounded=False), first_quote_hit=False, key_facts=0.0),
+        _result("plan"),  # not answered
+    ]
+    metrics = summarise(results)
+    assert metrics.first_quote_hit == pytest.approx(1 / 3)
+    assert metrics.answer_quotes == 3.0  # grounded answers only
+    assert metrics.key_facts == pytest.approx(0.5)
+    assert metrics.key_facts_all == pytest.approx(1 / 3)
+    assert metrics.n_key_facts == 3
