@@ -53,6 +53,14 @@ CREATE_NEEDS_STAFF = (
     "Sorry, new courses are created by the site's staff here. Ask them to create "
     "'{course}' (coursebot course create) and make you its instructor."
 )
+CREATE_NEEDS_CONFIGURED = (
+    "Sorry, the course '{course}' is set up for its own instructors: only one of them (or "
+    "the site's staff) can create it by binding a chat they administer."
+)
+REBIND_NEEDS_INSTRUCTOR = (
+    "Sorry, this chat is bound to the course '{current}': only an instructor of '{current}' "
+    "who administers this chat, or the site's staff, can bind it to another course."
+)
 
 
 class CourseCreation(StrEnum):
@@ -101,6 +109,17 @@ class RoleGrants:
         """Instructors of every course ("*"), by id: they create and transfer courses."""
         return bool(member.ids & set(self.grants.get(ALL_COURSES, {}).get("instructor", ())))
 
+    def configured(self, course_id: str) -> bool:
+        """Whether the settings name `course_id`: it is then its configured staff's."""
+        return course_id != ALL_COURSES and course_id in self.grants
+
+    def configured_instructor(self, course_id: str, member: Member) -> bool:
+        """An instructor of `course_id` in the settings, by id: a role *name* never vouches
+        for creating a course, since anyone can make a role of that name in their own
+        server."""
+        listed = self.grants.get(course_id, {}).get(Role.INSTRUCTOR.value, ())
+        return bool(member.ids & set(listed))
+
 
 class Authority:
     """Every role decision: the settings' grants plus each course's staff in the database."""
@@ -126,16 +145,44 @@ class Authority:
     def site_staff(self, member: Member) -> bool:
         return self._grants.site_staff(member)
 
-    async def check_bind(self, member: Member, course_id: str, *, bound_here: bool) -> bool:
-        """May `member` bind the chat they are in to `course_id`? Raises if not; returns
-        whether the course is new (the binder then becomes its instructor)."""
+    async def check_bind(
+        self, member: Member, course_id: str, *, current: str | None, here: str | None = None
+    ) -> bool:
+        """May `member` bind a chat now bound to `current` (None: unbound) to `course_id`?
+        `here` is the course of the place they speak in (a channel of the server they bind
+        may have its own), where role names count. Raises if not; returns whether the course
+        is new (the binder then becomes its instructor).
+
+        A chat admin binds; a chat bound to a course stays with it unless that course's
+        instructor or the site's staff move it (a co-admin would otherwise take the class's
+        group, its members and their direct messages to a course of their own); an existing
+        course is bound by its instructors; a course the settings name is created by its
+        configured instructors or site staff only (any chat admin could otherwise create it
+        first and become its instructor)."""
         if not member.chat_admin:
             raise PermissionDeniedError.because(BIND_NEEDS_ADMIN)
+        if current is not None and current != course_id:
+            await self.check_release(member, current, bound_here=here == current)
         if await self._courses.get(course_id) is not None:
-            roles = await self.roles(member, course_id, bound_here=bound_here)
+            roles = await self.roles(member, course_id, bound_here=here == course_id)
             if Role.INSTRUCTOR not in roles:
                 raise PermissionDeniedError.because(BIND_NEEDS_INSTRUCTOR.format(course=course_id))
             return False
-        if self._creation is CourseCreation.SITE_STAFF and not self.site_staff(member):
+        staff = self.site_staff(member)
+        if self._grants.configured(course_id):
+            if not (staff or self._grants.configured_instructor(course_id, member)):
+                raise PermissionDeniedError.because(
+                    CREATE_NEEDS_CONFIGURED.format(course=course_id)
+                )
+        elif self._creation is CourseCreation.SITE_STAFF and not staff:
             raise PermissionDeniedError.because(CREATE_NEEDS_STAFF.format(course=course_id))
         return True
+
+    async def check_release(self, member: Member, current: str, *, bound_here: bool) -> None:
+        """May `member` take a chat away from `current`, the course it is bound to (to bind
+        it elsewhere, or unbind it)? Its instructors and the site's staff may; `bound_here`
+        when they speak in a place bound to `current` (where role names count)."""
+        if self.site_staff(member):
+            return
+        if Role.INSTRUCTOR not in await self.roles(member, current, bound_here=bound_here):
+            raise PermissionDeniedError.because(REBIND_NEEDS_INSTRUCTOR.format(current=current))

@@ -162,23 +162,34 @@ class CourseAccess:
         if not argument:
             raise BadInputError(BIND_USAGE)
         course_id = parse_course_id(argument)
-        current = await self._bindings.bound_course(member.platform, place.lookup)
+        current = await self._bound_at(request)
+        here = await self._bindings.bound_course(member.platform, place.lookup)
         if request.operator:
             new = await self._courses.get(course_id) is None
         else:
-            new = await self._authority.check_bind(
-                member, course_id, bound_here=current == course_id
-            )
+            new = await self._authority.check_bind(member, course_id, current=current, here=here)
         if new and not await self._courses.create(
             course_id, member.user_id, instructor=member.user_id
         ):
             # Someone created it a moment ago: it is an existing course now.
-            await self._authority.check_bind(member, course_id, bound_here=False)
+            await self._authority.check_bind(member, course_id, current=current, here=here)
             new = False
         await self._bindings.bind(member.platform, place.bind_key, course_id, member.user_id)
         await self._courses.join(course_id, member.user_id, via="chat")
         created = " You created it, so you are its instructor." if new else ""
         return f"{place.name} is now bound to the course '{course_id}'.{created}", course_id
+
+    async def _bound_at(self, request: Request) -> str | None:
+        """The course the chat `/bind` would bind is bound to now: its own binding, else
+        the one it inherits (a Discord channel its server's), never a more specific one
+        below it (a channel's, when the server is bound)."""
+        place = request.place
+        keys = place.lookup
+        if place.bind_key in keys:
+            keys = keys[keys.index(place.bind_key) :]
+        elif place.bind_key is not None:
+            keys = (place.bind_key,)
+        return await self._bindings.bound_course(request.member.platform, keys)
 
     async def choose(self, request: Request, argument: str) -> tuple[str, str | None]:
         """`/course`: show the DM course, `/course ID` choose it, `/course join CODE`. The

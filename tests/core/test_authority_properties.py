@@ -236,13 +236,32 @@ class Rules:
         course = self.last.get((member.platform, member.user_id))
         return course if course is not None and self.may_use(member, course) else None
 
+    def bound_at(self, spot: Spot) -> str | None:
+        """The course of the chat /bind binds: its own binding, else what it inherits."""
+        keys = spot.lookup[spot.lookup.index(spot.bind_key) :]
+        bound = [key for key in keys if (spot.platform, key) in self.bound]
+        return self.bound[(spot.platform, bound[0])] if bound else None
+
     def bind(self, member: Member, spot: Spot, course: str) -> bool:
+        """A chat admin binds. A bound chat moves to another course only by an instructor
+        of the course it is bound to (roles as in a chat bound to it) or site staff. An
+        existing course: only its instructors bind to it. A course the settings name: only
+        its instructors there (by id) or site staff create it."""
         if not member.chat_admin:
             return False
-        if course in self.staff:  # an existing course: only its instructors bind to it
-            here = self.course_at(spot) == course
-            if Role.INSTRUCTOR not in self.roles(member, course, bound_here=here):
+        current, here = self.bound_at(spot), self.course_at(spot)
+        if current is not None and current != course:
+            mover = Role.INSTRUCTOR in self.roles(member, current, bound_here=here == current)
+            if not (mover or self.site_staff(member)):
                 return False
+        configured = self.world.grants.get(course, {}).get("instructor", ())
+        if course in self.staff:  # an existing course: only its instructors bind to it
+            if Role.INSTRUCTOR not in self.roles(member, course, bound_here=here == course):
+                return False
+        elif course in self.world.grants:
+            if not (self.site_staff(member) or member.ids & set(configured)):
+                return False
+            self.staff[course] = {(member.user_id, Role.INSTRUCTOR)}
         elif self.world.creation == "site_staff" and not self.site_staff(member):
             return False
         else:

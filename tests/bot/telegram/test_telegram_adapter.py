@@ -324,6 +324,43 @@ async def test_an_unrelated_group_admin_cannot_bind_an_existing_course(tg: Teleg
         assert refused.startswith("Sorry, only a course instructor can")
 
 
+async def test_a_group_admin_cannot_claim_a_course_the_settings_give_someone_else(
+    settings: Settings,
+) -> None:
+    # Issue 28.1: physics is configured for the teacher and has no record yet.
+    roles = {**settings.course_roles, "physics": {"instructor": [f"telegram:{TEACHER['id']}"]}}
+    async with telegram_bot(settings.model_copy(update={"course_roles": roles})) as tg:
+        tg.fake.set_status(OTHER_GROUP, ADMIN, "creator")
+        [refused] = texts(await tg.say(OTHER_GROUP, ADMIN, "/bind physics"))
+        assert refused == (
+            "Sorry, the course 'physics' is set up for its own instructors: only one of them "
+            "(or the site's staff) can create it by binding a chat they administer."
+        )
+        [unbound] = texts(await tg.say(OTHER_GROUP, ALICE, "/ask what is a vector?"))
+        assert unbound.startswith("This chat is not bound to a course yet.")
+        tg.fake.set_status(OTHER_GROUP, TEACHER, "administrator")
+        [bound] = texts(await tg.say(OTHER_GROUP, TEACHER, "/bind physics"))
+        assert bound.startswith("This group is now bound to the course 'physics'. You created")
+
+
+async def test_a_co_admin_cannot_take_the_class_group_to_another_course(tg: TelegramBot) -> None:
+    # Issue 28.2: the instructor bound the group; another admin of it tries to move it.
+    await bind_group(tg)
+    await tg.say(GROUP, ALICE, "/ask when is the final exam?")
+    tg.fake.set_status(GROUP, ADMIN, "administrator")
+    [refused] = texts(await tg.say(GROUP, ADMIN, "/bind evil101"))
+    assert refused == (
+        "Sorry, this chat is bound to the course 'sample': only an instructor of 'sample' who "
+        "administers this chat, or the site's staff, can bind it to another course."
+    )
+    [alice_dm] = texts(await tg.say(dm(ALICE), ALICE, "/course"))
+    assert alice_dm.startswith("Your direct messages are about the course 'sample'.")
+    asked = tg.fake.text_update(GROUP, BOB, f"@{BOT_USER['username']} when is the exam?")
+    await tg.send(asked)
+    [granted] = texts(await tg.say(GROUP, TEACHER, "/grant moderator", reply_to=asked["message"]))
+    assert granted == f"telegram:{BOB['id']} is now a moderator of 'sample'."
+
+
 async def test_a_configured_instructor_binds_a_group_they_administer(tg: TelegramBot) -> None:
     [refused] = texts(await tg.say(GROUP, TEACHER, f"/bind {COURSE}"))
     assert refused == "Sorry, only an administrator of this chat can bind it to a course."

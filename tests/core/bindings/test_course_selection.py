@@ -32,7 +32,13 @@ from core.courses.access import (
     UNBOUND_CHAT,
 )
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
-from core.permissions import BIND_NEEDS_ADMIN, BIND_NEEDS_INSTRUCTOR, CREATE_NEEDS_STAFF
+from core.permissions import (
+    BIND_NEEDS_ADMIN,
+    BIND_NEEDS_INSTRUCTOR,
+    CREATE_NEEDS_CONFIGURED,
+    CREATE_NEEDS_STAFF,
+    REBIND_NEEDS_INSTRUCTOR,
+)
 from core.practice.service import NO_SESSION
 from core.replies import ErrorReply, IngestSummary, Notice, Reply, SourceList, StepPrompt
 from core.requests import IncomingFile, Place, Request, Response
@@ -422,6 +428,85 @@ async def test_configured_instructor_may_bind_their_course_only(open_bot: OpenBo
         assert await course_of(bot, STUDENT, group("-200")) is None
 
 
+async def test_a_course_the_settings_name_is_created_by_its_configured_staff_only(
+    open_bot: OpenBot,
+) -> None:
+    # Issue 28.1: with physics configured for telegram:42 and no physics record yet, an
+    # admin of any group bound it and became its instructor in the database.
+    owner = Member("telegram", "telegram:42", chat_admin=True)
+    by_name = Member(
+        "discord", "discord:5", role_names=frozenset({"discord:role:Teacher"}), chat_admin=True
+    )
+    site = Member("telegram", "telegram:1", chat_admin=True)
+    roles = {
+        "physics": {"instructor": [owner.user_id, "discord:role:Teacher"]},
+        "chem": {"moderator": ["telegram:43"]},
+        "*": {"instructor": [site.user_id]},
+    }
+    async with open_bot(course_roles=roles) as bot:
+        for who, place in ((GROUP_ADMIN, group()), (by_name, server("guild-1"))):
+            refused = error(await say(bot, who, place, "/bind physics"))
+            assert refused == CREATE_NEEDS_CONFIGURED.format(course="physics")
+            assert await course_of(bot, STUDENT, group()) is None
+        # A course the settings give moderators only is still theirs: site staff create it.
+        refused = error(await say(bot, GROUP_ADMIN, group(), "/bind chem"))
+        assert refused == CREATE_NEEDS_CONFIGURED.format(course="chem")
+        assert "You created it" in await bind(bot, site, group("-300"), "chem")
+        # Unconfigured courses are still any chat admin's to create.
+        assert "You created it" in await bind(bot, GROUP_ADMIN, group("-200"), "calc101")
+
+        assert "You created it" in await bind(bot, owner, group("-400"), "physics")
+        assert "instructor: telegram:42" in notice(await say(bot, owner, group("-400"), "/staff"))
+        refused = error(await say(bot, GROUP_ADMIN, group(), "/bind physics"))
+        assert refused == BIND_NEEDS_INSTRUCTOR.format(course="physics")
+
+
+async def test_a_co_admin_cannot_take_a_bound_group_to_another_course(bot: CourseBot) -> None:
+    # Issue 28.2: the instructor bound the group; a co-admin with no role on its course
+    # rebound it to a course of their own, taking its members and their DMs along.
+    co_admin = Member("telegram", "telegram:10", chat_admin=True)
+    await bind(bot, GROUP_ADMIN, group(), "calc101")
+    await say(bot, STUDENT, group(), "/sources")
+    await bot.create_course("evil202", co_admin.user_id)
+
+    for course in ("evil101", "evil202"):  # a new course, and one the co-admin teaches
+        refused = error(await say(bot, co_admin, group(), f"/bind {course}"))
+        assert refused == REBIND_NEEDS_INSTRUCTOR.format(current="calc101")
+    assert await course_of(bot, STUDENT, group()) == "calc101"
+    assert await dm_course(bot, STUDENT) == "calc101"
+    assert chose(await say(bot, STUDENT, dm(STUDENT), "/course calc101"), "calc101")
+    assert "evil101" not in await bot.course_choices(co_admin)  # never created
+    granted = notice(await say(bot, GROUP_ADMIN, group(), "/grant moderator telegram:43"))
+    assert granted == "telegram:43 is now a moderator of 'calc101'."
+    # A moderator of the course may not move it either; its instructor may.
+    refused = error(await say(bot, admin(OTHER_STUDENT), group(), "/bind evil101"))
+    assert refused == REBIND_NEEDS_INSTRUCTOR.format(current="calc101")
+    assert "You created it" in await bind(bot, GROUP_ADMIN, group(), "calc102")
+    assert await course_of(bot, STUDENT, group()) == "calc102"
+
+
+async def test_a_bound_chat_is_moved_by_site_staff_and_a_channel_inherits_its_server(
+    open_bot: OpenBot,
+) -> None:
+    site = Member("discord", "discord:1", chat_admin=True)
+    teacher = Member("discord", "discord:7", chat_admin=True)
+    server_admin = Member("discord", "discord:9", chat_admin=True)
+    async with open_bot(course_roles={"*": {"instructor": [site.user_id]}}) as bot:
+        assert "You created it" in await bind(bot, teacher, server("g1"), "calc101")
+        # A channel of a bound server is that course's: binding it elsewhere moves it.
+        refused = error(await say(bot, server_admin, channel("c1", "g1"), "/bind evil101"))
+        assert refused == REBIND_NEEDS_INSTRUCTOR.format(current="calc101")
+        assert "You created it" in await bind(bot, teacher, channel("c1", "g1"), "calc102")
+        # Site staff move any chat.
+        assert "You created it" in await bind(bot, site, server("g1"), "phys201")
+        assert await course_of(bot, Member("discord", "discord:2"), channel("c2", "g1")) == (
+            "phys201"
+        )
+        assert await course_of(bot, Member("discord", "discord:2"), channel("c1", "g1")) == (
+            "calc102"
+        )
+
+
 async def test_role_names_count_only_in_a_chat_bound_to_their_course(
     open_bot: OpenBot,
 ) -> None:
@@ -462,8 +547,10 @@ async def test_roles_come_from_grants_for_their_course_only(open_bot: OpenBot) -
     ta = Member("discord", "discord:5", principals=frozenset({"discord:role:222"}))
     async with open_bot(course_roles={"calc101": {"moderator": ["discord:role:222"]}}) as bot:
         owner = Member("discord", "discord:1", chat_admin=True)
-        await bind(bot, owner, channel("channel-7", "guild-1"), "calc101")
-        await bind(bot, owner, channel("channel-8", "guild-1"), "phys201")
+        # A course the settings name is created by the site (its staff), not by binding.
+        await bot.create_course("calc101", owner.user_id)
+        assert "is now bound" in await bind(bot, owner, channel("channel-7", "guild-1"), "calc101")
+        assert "is now bound" in await bind(bot, owner, channel("channel-8", "guild-1"), "phys201")
 
         # A moderator reviews mistakes (where only they read the reply) but adds no material.
         here = channel("channel-7", "guild-1")

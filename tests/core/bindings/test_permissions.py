@@ -18,7 +18,9 @@ from core.errors import PermissionDeniedError
 from core.permissions import (
     BIND_NEEDS_ADMIN,
     BIND_NEEDS_INSTRUCTOR,
+    CREATE_NEEDS_CONFIGURED,
     CREATE_NEEDS_STAFF,
+    REBIND_NEEDS_INSTRUCTOR,
     Action,
     Authority,
     CourseCreation,
@@ -147,36 +149,85 @@ async def test_binding_needs_a_chat_admin_who_teaches_an_existing_course(
     await courses.create("calc101", "telegram:5", instructor="telegram:5")
 
     with pytest.raises(PermissionDeniedError) as refused:
-        await authority.check_bind(member("telegram:5"), "calc101", bound_here=False)
+        await authority.check_bind(member("telegram:5"), "calc101", current=None)
     assert str(refused.value) == BIND_NEEDS_ADMIN
     with pytest.raises(PermissionDeniedError) as refused:
-        await authority.check_bind(member(chat_admin=True), "calc101", bound_here=False)
+        await authority.check_bind(member(chat_admin=True), "calc101", current=None)
     assert str(refused.value) == BIND_NEEDS_INSTRUCTOR.format(course="calc101")
     teacher = member("telegram:5", chat_admin=True)
-    assert await authority.check_bind(teacher, "calc101", bound_here=False) is False
+    assert await authority.check_bind(teacher, "calc101", current=None) is False
     configured = member("telegram:7", chat_admin=True)
-    assert await authority.check_bind(configured, "calc101", bound_here=False) is False
+    assert await authority.check_bind(configured, "calc101", current=None) is False
     # A role name vouches only where the chat is bound to the course already.
     named = member("discord:3", names=frozenset({"discord:role:TA"}), chat_admin=True)
     grants = RoleGrants({"calc101": {"instructor": ["discord:role:TA"]}})
     by_name = Authority(grants, courses)
     with pytest.raises(PermissionDeniedError):
-        await by_name.check_bind(named, "calc101", bound_here=False)
-    assert await by_name.check_bind(named, "calc101", bound_here=True) is False
+        await by_name.check_bind(named, "calc101", current=None)
+    assert await by_name.check_bind(named, "calc101", current="calc101", here="calc101") is False
 
     # A new course: any chat admin, who will be its instructor.
-    assert await authority.check_bind(member(chat_admin=True), "new101", bound_here=False)
+    assert await authority.check_bind(member(chat_admin=True), "new101", current=None)
 
 
 async def test_site_staff_only_creation(courses: CourseRegistry) -> None:
     authority = Authority(GRANTS, courses, CourseCreation.SITE_STAFF)
 
     with pytest.raises(PermissionDeniedError) as refused:
-        await authority.check_bind(member(chat_admin=True), "new101", bound_here=False)
+        await authority.check_bind(member(chat_admin=True), "new101", current=None)
     assert str(refused.value) == CREATE_NEEDS_STAFF.format(course="new101")
     staff = member("telegram:1", chat_admin=True)
-    assert await authority.check_bind(staff, "new101", bound_here=False) is True
+    assert await authority.check_bind(staff, "new101", current=None) is True
     assert authority.site_staff(staff) and not authority.site_staff(member(chat_admin=True))
+
+
+async def test_a_configured_course_is_created_by_its_configured_instructors_only(
+    courses: CourseRegistry,
+) -> None:
+    authority = Authority(GRANTS, courses)
+
+    for outsider in (member(chat_admin=True), member("telegram:8", chat_admin=True)):
+        with pytest.raises(PermissionDeniedError) as refused:
+            await authority.check_bind(outsider, "calc101", current=None)
+        assert str(refused.value) == CREATE_NEEDS_CONFIGURED.format(course="calc101")
+    # A role *name* never creates it: anyone may name a role "TA" in a server of their own.
+    named = member("discord:3", names=frozenset({"discord:role:TA"}), chat_admin=True)
+    with pytest.raises(PermissionDeniedError):
+        await authority.check_bind(named, "calc101", current=None)
+    assert await authority.check_bind(
+        member("telegram:7", chat_admin=True), "calc101", current=None
+    )
+    assert await authority.check_bind(
+        member("telegram:1", chat_admin=True), "phys201", current=None
+    )
+    # Site-staff-only creation still lets a course's configured instructor create it.
+    strict = Authority(GRANTS, courses, CourseCreation.SITE_STAFF)
+    assert await strict.check_bind(member("telegram:7", chat_admin=True), "calc101", current=None)
+
+
+async def test_a_bound_chat_is_moved_only_by_its_courses_instructor_or_site_staff(
+    courses: CourseRegistry,
+) -> None:
+    authority = Authority(GRANTS, courses)
+    await courses.create("calc101", "telegram:5", instructor="telegram:5")
+    await courses.create("evil", "telegram:66", instructor="telegram:66")
+
+    co_admin = member("telegram:66", chat_admin=True)
+    for target in ("evil", "new101"):
+        with pytest.raises(PermissionDeniedError) as refused:
+            await authority.check_bind(co_admin, target, current="calc101")
+        assert str(refused.value) == REBIND_NEEDS_INSTRUCTOR.format(current="calc101")
+    with pytest.raises(PermissionDeniedError):
+        await authority.check_release(co_admin, "calc101", bound_here=True)
+    teacher = member("telegram:5", chat_admin=True)
+    assert await authority.check_bind(teacher, "new101", current="calc101") is True
+    # Moving a chat to an existing course needs both: its own course's and the target's.
+    with pytest.raises(PermissionDeniedError) as refused:
+        await authority.check_bind(teacher, "evil", current="calc101")
+    assert str(refused.value) == BIND_NEEDS_INSTRUCTOR.format(course="evil")
+    site = member("telegram:1", chat_admin=True)
+    assert await authority.check_bind(site, "evil", current="calc101") is False
+    await authority.check_release(site, "calc101", bound_here=False)
 
 
 def test_instructor_implies_moderator_but_not_the_reverse() -> None:
