@@ -11,10 +11,18 @@ The place limit is for floods from many accounts at once: each stays under its o
 together they would take the answer path (shared by every course this process serves) and the
 platform's send quota for the group (Telegram allows a bot about 20 messages a minute there).
 A place is counted only for messages its own limit admitted, so one flooder spends their own
-quota, not the group's."""
+quota, not the group's.
+
+The place's budget is shared fairly: once a quarter of it is spent within its window, each
+person who wrote there within the window gets an even share, and whoever has used theirs
+waits (the heaviest senders are refused first). A share is paced, one message per interval
+(with 40 a minute and five people writing, one every 8 s) rather than a minute's worth at
+once, so a refused sender waits seconds, not the rest of the window. Four accounts flooding a
+group no longer lock out a fifth member: bench/throttle.py prints the figures."""
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -24,9 +32,11 @@ from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.errors import StorageError
 from redis.asyncio import BlockingConnectionPool
+from redis.exceptions import RedisError
 
 from config import Settings
 from config.settings import parse_rate
+from core.place_senders import MemoryPlaceSenders, PlaceSenders, RedisPlaceSenders
 from core.sessions.redis_store import DEFAULT_TIMEOUT_S, bounded_pool
 
 log = structlog.get_logger(__name__)
@@ -37,9 +47,16 @@ THROTTLED_MESSAGE = (
 PLACE_THROTTLED_MESSAGE = (
     "This chat is sending messages faster than I can answer. Please wait a minute and try again."
 )
+SHARE_THROTTLED_MESSAGE = (
+    "This chat is busy and you have sent your share of its messages for now. Please wait a "
+    "few seconds, or ask me in a direct message."
+)
 
 _NAMESPACE = "throttle"
 BYPASS_AFTER_OUTAGE_S = 10.0
+# Shares apply once this much of a place's budget is spent within its window: a quiet
+# group's members have only their own limits.
+BUSY_FRACTION = 0.25
 
 
 @dataclass(frozen=True)
@@ -101,6 +118,11 @@ class RequestThrottle:
                 connection_pool=self._pool,  # type: ignore[arg-type]
             )
         self._limiter = MovingWindowRateLimiter(self._storage)
+        self._senders: PlaceSenders = (
+            MemoryPlaceSenders()
+            if self._pool is None
+            else RedisPlaceSenders(self._pool, f"{prefix}:{_NAMESPACE}")
+        )
         self._bypass_until = 0.0
         self.shared = redis_url is not None
 
@@ -128,16 +150,36 @@ class RequestThrottle:
         try:
             verdict = await self._hit(self._person, user_key)
             if verdict.allowed and self._place is not None and place_key is not None:
-                verdict = await self._hit(self._place, f"place:{place_key}")
-        except StorageError as exc:
+                verdict = await self._hit_place(self._place, user_key, place_key)
+        except (StorageError, RedisError) as exc:
             if time.monotonic() >= self._bypass_until:  # once per outage, not per message
+                cause = exc.storage_error if isinstance(exc, StorageError) else exc
                 log.warning(
                     "throttle storage unavailable; letting messages through for a while",
-                    error=type(exc.storage_error).__name__,
+                    error=type(cause).__name__,
                 )
             self._bypass_until = time.monotonic() + BYPASS_AFTER_OUTAGE_S
             return ThrottleVerdict(allowed=True)
         return verdict
+
+    async def _hit_place(self, place: _Limit, user_key: str, place_key: str) -> ThrottleVerdict:
+        """Count a message in a shared place: within the place's budget, and, once a quarter
+        of it is spent, within the sender's share of it (those still under theirs are
+        served first; a rounded-up interval leaves room for whoever writes next)."""
+        key = f"place:{place_key}"
+        window_s = place.rate.get_expiry()
+        senders = await self._senders.seen(place_key, user_key, window_s)
+        stats = await self._limiter.get_window_stats(place.rate, key)
+        busy = place.rate.amount - stats.remaining >= place.rate.amount * BUSY_FRACTION
+        # An even share for everyone writing there, paced: one message per interval.
+        interval_s = math.ceil(window_s * senders / place.rate.amount)
+        share_key = f"share:{place_key}:{user_key}"
+        # Taken whether or not the place is busy, so a share counts what came before.
+        shared = await self._storage.acquire_entry(share_key, 1, interval_s)
+        if busy and not shared:
+            tell = await self._limiter.hit(place.told, share_key)
+            return ThrottleVerdict(False, float(interval_s), tell, SHARE_THROTTLED_MESSAGE)
+        return await self._hit(place, key)
 
     async def _hit(self, limit: _Limit, key: str) -> ThrottleVerdict:
         if await self._limiter.hit(limit.rate, key):

@@ -1,14 +1,16 @@
 """The shared-place limit through the real core: many accounts in one group are held back
 together (one polite reply, then silence), while the same people in a direct message, and
-other groups, are answered."""
+other groups, are answered; a member writing while others flood is served her share."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from support.clock import FakeClock
 
 from bot.composition import open_core
 from config import Settings
@@ -80,3 +82,30 @@ async def test_where_the_group_sees_every_reply_buttons_count_like_messages(
         await say(bot, str(n), group("-100"), "/pick 1 1 A")
     [told] = (await say(bot, "3", group("-100"))).replies
     assert told.text == PLACE_THROTTLED_MESSAGE
+
+
+def answered(response: Response) -> bool:
+    """Whether the message was served (a refusal is silent, or one throttle notice)."""
+    return any("/ask" in reply.text for reply in response.replies)  # type: ignore[attr-defined]
+
+
+async def test_a_member_is_served_while_four_accounts_flood_her_group(
+    tmp_path: Path, bundled_model: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28.8 through the core, at the default limits (5 per 10 s a person, 40 a minute a
+    group): four accounts write as fast as their own limit allows while a student writes
+    every 3 s. She used to be refused ten times in a row; the flooders now wait their turn."""
+    clock = FakeClock(1_000_000.0)
+    monkeypatch.setattr(time, "time", clock)  # the throttle's counts follow the wall clock
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data")  # type: ignore[call-arg]
+    async with open_core(settings) as bot:
+        start, hers, flooders_served = clock.now, "", 0
+        for second in range(120):
+            clock.now = start + second
+            if second % 2 == 0:
+                for n in range(4):
+                    flooders_served += answered(await say(bot, f"flood{n}", group("-100")))
+            if second % 3 == 1:
+                hers += "x" if answered(await say(bot, "student", group("-100"))) else "-"
+    assert "---" not in hers and hers.count("x") >= len(hers) // 3, hers
+    assert flooders_served < 4 * 60 // 2  # most of the flood was refused

@@ -1,14 +1,21 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 
 import pytest
 from redis.asyncio import Redis
+from support.clock import FakeClock
 from support.paths import REDIS_URL
 
 from config import load_settings
-from core.throttle import PLACE_THROTTLED_MESSAGE, THROTTLED_MESSAGE, RequestThrottle
+from core.throttle import (
+    PLACE_THROTTLED_MESSAGE,
+    SHARE_THROTTLED_MESSAGE,
+    THROTTLED_MESSAGE,
+    RequestThrottle,
+)
 
 ThrottleFactory = Callable[..., RequestThrottle]
 
@@ -86,13 +93,28 @@ async def test_many_accounts_in_one_group_share_its_limit(make_throttle: Throttl
 async def test_one_flooder_spends_their_own_limit_not_the_groups(
     make_throttle: ThrottleFactory,
 ) -> None:
-    throttle = make_throttle("2/minute", place_rate="3/minute")
+    throttle = make_throttle("2/minute", place_rate="6/minute")
     flood = [await throttle.check("discord:1", "discord:77") for _ in range(5)]
     assert [v.allowed for v in flood] == [True, True, False, False, False]
     assert flood[2].tell and flood[2].message == THROTTLED_MESSAGE
-    assert (await throttle.check("discord:2", "discord:77")).allowed  # the group's third
-    refused = await throttle.check("discord:3", "discord:77")
+    others = [await throttle.check(f"discord:{n}", "discord:77") for n in range(2, 6)]
+    assert all(v.allowed for v in others)  # the rest of the group's six
+    refused = await throttle.check("discord:6", "discord:77")
     assert not refused.allowed and refused.message == PLACE_THROTTLED_MESSAGE
+
+
+async def test_in_a_busy_group_the_heaviest_sender_waits_for_their_share(
+    make_throttle: ThrottleFactory,
+) -> None:
+    throttle = make_throttle("10/minute", place_rate="4/minute")
+    first = await throttle.check("telegram:1", "telegram:-100")  # the group is quiet yet
+    heavy = [await throttle.check("telegram:1", "telegram:-100") for _ in range(2)]
+    assert first.allowed and not any(v.allowed for v in heavy)
+    assert heavy[0].message == SHARE_THROTTLED_MESSAGE and heavy[0].tell and not heavy[1].tell
+    assert 0 < heavy[0].retry_after_s <= 60
+    # Others still have theirs, up to the group's budget.
+    assert (await throttle.check("telegram:2", "telegram:-100")).allowed
+    assert (await throttle.check("telegram:3", "telegram:-100")).allowed
 
 
 async def test_reset_lifts_the_throttle(make_throttle: ThrottleFactory) -> None:
@@ -171,3 +193,42 @@ async def test_from_settings_uses_the_configured_place_rate(redis_prefix: str) -
 
 def test_the_polite_replies_ask_to_wait() -> None:
     assert "wait" in THROTTLED_MESSAGE and "wait" in PLACE_THROTTLED_MESSAGE
+
+
+async def flood(
+    throttle: RequestThrottle, clock: FakeClock, member_every_s: int, seconds: int = 120
+) -> tuple[str, int]:
+    """Four accounts each at their own limit (5 per 10 s: one every 2 s) write in one group
+    while a member writes every `member_every_s` seconds: her verdicts (x served, -
+    refused) and how many messages the group was served in all."""
+    flooders = [f"telegram:{n}" for n in range(4)]
+    start, verdicts, served = clock.now, "", 0
+    for second in range(seconds):
+        clock.now = start + second
+        if second % 2 == 0:
+            for flooder in flooders:
+                served += (await throttle.check(flooder, "telegram:-100")).allowed
+        if second % member_every_s == 1:
+            allowed = (await throttle.check("telegram:member", "telegram:-100")).allowed
+            verdicts += "x" if allowed else "-"
+            served += allowed
+    return verdicts, served
+
+
+@pytest.mark.parametrize("every_s", [3, 12])
+async def test_a_member_of_a_flooded_group_keeps_a_fair_share(
+    make_throttle: ThrottleFactory, monkeypatch: pytest.MonkeyPatch, every_s: int
+) -> None:
+    """Issue 28.8: four accounts took the group's one bucket, and a fifth member writing
+    every 3 s was refused ten times in a row. The heaviest now wait their turn: she is served
+    at least one message in three, a member at an ordinary pace is never refused, and the
+    group stays within its budget (40 a minute)."""
+    clock = FakeClock(1_000_000.0)
+    monkeypatch.setattr(time, "time", clock)  # limits and the throttle read the wall clock
+    throttle = make_throttle("5 per 10 seconds", place_rate="40 per minute")
+    verdicts, served = await flood(throttle, clock, every_s)
+    assert served <= 2 * 40
+    if every_s == 12:
+        assert "-" not in verdicts, verdicts
+    else:
+        assert "---" not in verdicts and verdicts.count("x") >= len(verdicts) // 3, verdicts
