@@ -145,7 +145,7 @@ Rules:
 - `widget_html` is null unless a small interactive illustration really helps (a slider that
   moves a point along a curve, say). Then it is one self-contained HTML fragment with inline
   <style> and <script> only: no external files, links, images from the web, network calls or
-  forms.
+  forms. It runs in a sandboxed frame, where alert(), pop-ups and storage do not work.
 - `accessibility_notes` says in a sentence what a screen-reader user should know about the
   slide (what a formula or the widget shows).
 - Set `recap` true only on a closing summary slide.

