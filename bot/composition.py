@@ -220,6 +220,9 @@ async def open_assembly(
         # Mistakes an outage left in the outbox go to the database once it is back.
         flusher = asyncio.create_task(assembly.outbox.keep_flushing())
         cleanup.push_async_callback(_stop, flusher)
+        # So do quiz-poll votes: a vote is never delivered twice.
+        counter = asyncio.create_task(assembly.bot.keep_counting_held_votes())
+        cleanup.push_async_callback(_stop, counter)
         yield assembly
 
 
@@ -335,5 +338,6 @@ def _assemble(
         materials=MaterialsDesk(materials, lessons=lessons, study=study, exercises=writer),
         polls=PollRegistry(sessions, settings.redis_prefix),
         catalog=catalog_desk,
+        service_timeout_s=settings.service_timeout_s,
     )
     return Assembly(bot, retriever, index, outbox)

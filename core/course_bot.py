@@ -9,6 +9,7 @@ lives here: every dependency is passed in."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
 from typing import Any
@@ -51,7 +52,7 @@ from core.replies import (
 )
 from core.requests import Place, Request, Response
 from core.study.desk import StudyDesk
-from core.study.polls import PollAnswered, PollRef, PollRegistry
+from core.study.polls import PollAnswered, PollRef, PollRegistry, PollVote
 from core.text import shown_name
 from core.throttle import RequestThrottle
 from core.uploads import SEND_NOTES_FIRST, UploadDesk
@@ -94,6 +95,7 @@ class CourseBot:
         polls: PollRegistry,
         materials: MaterialsDesk,
         catalog: CatalogDesk,
+        service_timeout_s: float,
     ) -> None:
         self._index = index
         self._answers = answers
@@ -110,6 +112,8 @@ class CourseBot:
         self._lessons = lessons
         self._study = study
         self._polls = polls
+        self._held_votes = polls.vote_outbox(self._count_held_vote, outages)
+        self._service_timeout_s = service_timeout_s
         self._materials = materials
         self._catalog = catalog
         self._handlers: dict[str, Handler] = {
@@ -190,8 +194,9 @@ class CourseBot:
             response = Response.of(ErrorReply(str(error)), private=True)
         except BaseException as error:
             # A redelivery is processed anew once the claim is released; with the store
-            # itself down, the claim is left to be taken over instead of waited on.
-            if service_of(error) != REDIS:
+            # itself down, or the request out of time (cancelled: nothing more may be
+            # awaited), the claim is left to be taken over instead.
+            if service_of(error) != REDIS and not isinstance(error, asyncio.CancelledError):
                 with suppress(Exception):
                     await self._ledger.release(request.key)
             raise
@@ -350,29 +355,65 @@ class CourseBot:
         idempotency key: a replayed update is recorded once). Judged as a message in the
         poll's chat would be (course, membership, roles), then recorded once per question;
         the response is empty but for the score after the last question, for the poll's
-        chat. A retracted vote (no options) and a vote on an unknown poll change nothing."""
+        chat. A retracted vote (no options) and a vote on an unknown poll change nothing.
+        Answered within the service timeout: a vote that meets an outage is held and
+        counted after it (`count_held_votes`), as the platform never delivers it again."""
         if not option_ids:
             return PollAnswered()
+        vote = PollVote(member, poll_id, option_ids[0], update_id)
         try:
-            ref = await self._polls.find(member.platform, poll_id)
+            return await self._count_vote(vote)
         except Exception:
-            log.exception("poll vote not looked up", platform=member.platform)
+            self._held_votes.hold(vote)
             return PollAnswered()
-        if ref is None:
-            log.info("vote on an unknown poll", platform=member.platform, poll=poll_id)
+
+    async def count_held_votes(self) -> bool:
+        """Count the votes an outage held back; whether none waits any more (False while a
+        service is still down, or another replica is counting)."""
+        await self._held_votes.flush()
+        with suppress(Exception):
+            return not await self._held_votes.waiting()
+        return False
+
+    async def keep_counting_held_votes(self) -> None:
+        """Count held votes now and then until cancelled."""
+        await self._held_votes.keep_flushing()
+
+    async def _count_held_vote(self, vote: PollVote) -> None:
+        # Its score, if it was the last question's, is not sent: the poll's chat has moved on.
+        await self._count_vote(vote)
+
+    async def _count_vote(self, vote: PollVote) -> PollAnswered:
+        """Raises only when a service is down or the service timeout ran out: the vote is
+        to be counted later. Any other failure is logged, and the vote dropped."""
+        member = vote.member
+        try:
+            async with asyncio.timeout(self._service_timeout_s):
+                ref = await self._polls.find(member.platform, vote.poll_id)
+                if ref is None:
+                    log.info("vote on an unknown poll", platform=member.platform, poll=vote.poll_id)
+                    return PollAnswered()
+                request = Request(
+                    member=member,
+                    place=Place(ref.audience, chat_id=ref.chat_id, lookup=ref.lookup),
+                    message_id=f"{member.platform}:poll-answer:{vote.update_id}",
+                )
+
+                async def cast(voted: Request, _parsed: ParsedCommand | None) -> Response:
+                    return await self._vote(voted, ref, vote.option)
+
+                # Not throttled: a quiz poll takes one vote per person and cannot be voted
+                # again, so a dropped vote would be an answer lost for good.
+                response = await self._admit(request, cast, throttled=False)
+        except TimeoutError as error:
+            self._outages.failed(error)
+            raise
+        except Exception as error:
+            if self._outages.failed(error):
+                raise
+            log.exception("poll vote not counted", platform=member.platform)
             return PollAnswered()
-        request = Request(
-            member=member,
-            place=Place(ref.audience, chat_id=ref.chat_id, lookup=ref.lookup),
-            message_id=f"{member.platform}:poll-answer:{update_id}",
-        )
-
-        async def vote(voted: Request, _parsed: ParsedCommand | None) -> Response:
-            return await self._vote(voted, ref, option_ids[0])
-
-        # Not throttled: a quiz poll takes one vote per person and cannot be voted again, so
-        # a dropped vote would be an answer lost for good.
-        response = await self._guarded(request, vote, throttled=False)
+        self._outages.succeeded()
         return PollAnswered(response, ref.chat_id)
 
     async def _vote(self, request: Request, ref: PollRef, chosen: int) -> Response:

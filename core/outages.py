@@ -3,6 +3,7 @@ and one log line per outage (when it starts and when it ends), not one per messa
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
@@ -66,16 +67,25 @@ def _driver_service(error: BaseException) -> str | None:
     if module.startswith("redis"):
         return REDIS
     # asyncpg raises the builtin TimeoutError / OSError on a stalled or refused connection.
-    frames = []
-    tb = error.__traceback__
-    while tb is not None:
-        frames.append(tb.tb_frame.f_globals.get("__name__", ""))
-        tb = tb.tb_next
+    frames = _modules(error)
+    if isinstance(error.__cause__, asyncio.CancelledError):
+        # A deadline (asyncio.timeout) ran out: the service is the one whose call it cut.
+        frames += _modules(error.__cause__)
     if any(name.startswith(("asyncpg", "sqlalchemy", "aiosqlite")) for name in frames):
         return DATABASE
     if any(name.startswith("redis") for name in frames):
         return REDIS
     return None
+
+
+def _modules(error: BaseException) -> list[str]:
+    """The modules of the frames `error` went through."""
+    modules = []
+    tb = error.__traceback__
+    while tb is not None:
+        modules.append(tb.tb_frame.f_globals.get("__name__", ""))
+        tb = tb.tb_next
+    return modules
 
 
 class Outages:

@@ -78,6 +78,10 @@ class MemorySessionStore:
     async def delete(self, key: str) -> None:
         self._items.pop(key, None)
 
+    async def append(self, list_key: str, entry: str) -> None:
+        self._warn_once()
+        self._lists[list_key].append(entry)
+
     async def head(self, list_key: str, count: int) -> list[str]:
         return list(self._lists.get(list_key, [])[:count])
 

@@ -112,6 +112,11 @@ class RedisSessionStore:
     async def delete(self, key: str) -> None:
         await self._redis.delete(key)
 
+    async def append(self, list_key: str, entry: str) -> None:
+        # A call retried after a lost reply adds the entry twice: outbox entries carry their
+        # own idempotency keys, so the copy changes nothing.
+        await self._redis.rpush(list_key, entry)
+
     async def head(self, list_key: str, count: int) -> list[str]:
         return [_text(entry) for entry in await self._redis.lrange(list_key, 0, count - 1)]
 

@@ -54,6 +54,9 @@ class SessionStore(Protocol):
 
     async def delete(self, key: str) -> None: ...
 
+    async def append(self, list_key: str, entry: str) -> None:
+        """Add one entry to an outbox list on its own (work that no write carried)."""
+
     async def head(self, list_key: str, count: int) -> list[str]:
         """The first `count` entries of an outbox list (oldest first), left in place."""
 

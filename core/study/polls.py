@@ -4,7 +4,8 @@ A poll vote (Telegram's `poll_answer`) names only the poll and the voter: no cha
 message. When an adapter has sent a question as a native poll it tells the core the poll's
 id, and the core keeps the question it asks, the course and where it was sent (so the vote
 is judged by the same membership rules as a message there, and the score goes back to that
-chat). The records live in the session store, shared by replicas, for some days."""
+chat). The records live in the session store, shared by replicas, for some days; votes that
+met an outage wait in an outbox (`PollVote`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 
-from core.context import Audience
+from core.context import Audience, Member
+from core.outages import Outages
+from core.outbox import Outbox, Sink
 from core.requests import Response
 from core.sessions import SessionStore, session_key
 from core.visibility import UNSURE
@@ -70,8 +73,26 @@ class PollRegistry:
         stored = await self._store.get(self._key(platform, poll_id))
         return PollRef.loads(stored.value) if stored else None
 
+    def vote_outbox(self, count: Sink[PollVote], outages: Outages) -> Outbox[PollVote]:
+        """The outbox of votes that met an outage, counted by `count` once it is over.
+        Small batches: each vote is a request of its own, bounded by the service timeout."""
+        return Outbox(self._store, self._prefix, "votes", PollVote, count, outages, batch=10)
+
     def _key(self, platform: str, poll_id: str) -> str:
         return session_key(self._prefix, "poll", platform, poll_id)
+
+
+@dataclass(frozen=True, slots=True)
+class PollVote:
+    """One vote as the platform delivered it: who, in which poll, which option (from 0), and
+    the update that carried it (the vote's idempotency key). Telegram never delivers a vote
+    again and a quiz poll takes one vote per person, so a vote that meets an outage is held
+    in an outbox and counted once the outage is over."""
+
+    member: Member
+    poll_id: str
+    option: int
+    update_id: str
 
 
 @dataclass(frozen=True, slots=True)

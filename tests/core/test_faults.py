@@ -31,10 +31,12 @@ from bot.composition import Assembly, open_assembly
 from config import Settings
 from core.commands import ParsedCommand
 from core.context import Audience, Member
+from core.course_bot import CourseBot
 from core.database import create_engine
 from core.material import SourceFile
-from core.replies import ErrorReply, Reply
+from core.replies import ErrorReply, QuizReply, Reply
 from core.requests import Place, Request
+from ingestion import discover
 
 EXERCISE = SAMPLE_COURSE / "exercises" / "derivative-product-rule.exercise.yaml"
 RIGHT = ["2x", "cos(x)", "2x sin(x) + x^2 cos(x)", "-9.87"]
@@ -272,3 +274,102 @@ async def test_two_hundred_concurrent_requests_get_no_connection_errors(
         results = await asyncio.gather(*(one(n) for n in range(200)))
     errors = [r for replies in results for r in replies if isinstance(r, ErrorReply)]
     assert errors == []
+
+
+# Quiz-poll votes --------------------------------------------------------------------------
+
+VOTE_TIMEOUT_S = 2.0
+VOTERS = 10
+
+
+async def _open_quiz(bot: CourseBot, polls: int) -> QuizReply:
+    """The sample course, open to any student, and a quiz sent to a group as `polls`
+    native polls (poll ids p1, p2, ...)."""
+    sources, missing = discover([SAMPLE_COURSE])
+    assert not missing
+    assert not (await bot.ingest_files("sample", sources)).failed
+    group = Place(Audience.SHARED, chat_id="-100", lookup=("chat:-100",))
+    # The polls are Telegram's: votes name a Telegram poll id.
+    operator = Member("telegram", "telegram:1")
+    for name, argument in (("invite", "open"), ("quiz", f"derivatives {polls}")):
+        response = await bot.handle(
+            Request(
+                operator,
+                group,
+                message_id=f"setup:{name}",
+                command=ParsedCommand(name, argument),
+                course="sample",
+                operator=True,
+            )
+        )
+    [quiz] = response.replies
+    assert isinstance(quiz, QuizReply)
+    sent = Request(operator, group, message_id="setup:sent", course="sample", operator=True)
+    numbers = [(f"p{n}", n) for n in range(1, polls + 1)]
+    await bot.remember_polls(sent, quiz.quiz_id, numbers)
+    return quiz
+
+
+@pytest.mark.parametrize("stalled", ["redis", "postgresql"])
+async def test_quiz_poll_votes_cast_in_a_stall_are_answered_in_time_and_recorded_after_it(
+    stalled: str,
+    tmp_path: Path,
+    proxies: tuple[FaultProxy, FaultProxy],
+    postgres_databases: PostgresDatabases,
+    bundled_model: None,
+) -> None:
+    """A poll vote is never delivered again and a quiz poll cannot be voted twice: a vote
+    that meets a stalled Redis or PostgreSQL is answered within the service timeout, and
+    recorded once the stall is over, once (its wrong answer in the mistake log once)."""
+    redis, postgres = proxies
+    database = await postgres_databases.create()
+    through_proxy = database.replace("127.0.0.1:5432", f"127.0.0.1:{postgres.port}")
+    settings = await _settings(
+        tmp_path, "votes", redis, through_proxy, f"coursebot-votes-{uuid.uuid4().hex[:8]}"
+    )
+    settings = settings.model_copy(update={"service_timeout_s": VOTE_TIMEOUT_S})
+    proxy = redis if stalled == "redis" else postgres
+    async with open_assembly(settings) as assembly:
+        bot = assembly.bot
+        quiz = await _open_quiz(bot, 2)
+        right = [q.correct for q in quiz.questions]
+        voters = [Member("telegram", f"telegram:{n}") for n in range(VOTERS)]
+
+        async def vote(voter: Member, poll: int, option: int) -> float:
+            started = time.perf_counter()
+            answered = await bot.answer_poll(voter, f"p{poll}", [option], f"{voter.user_id}:{poll}")
+            assert not answered.response.replies  # nothing to say while it waits
+            return time.perf_counter() - started
+
+        # With no fault, as a measure of this machine's pace.
+        calm = await vote(Member("telegram", "telegram:calm"), 1, right[0])
+        proxy.mode = Mode.STALL
+        # Even voters answer question 1 right, odd ones wrong.
+        wrong = (right[0] + 1) % 4
+        during = await asyncio.gather(
+            *(vote(v, 1, wrong if n % 2 else right[0]) for n, v in enumerate(voters))
+        )
+        proxy.mode = Mode.PASS
+        print(f"\nvotes in a {stalled} stall: slowest {max(during):.2f} s (no fault {calm:.2f} s)")
+        assert max(during) <= VOTE_TIMEOUT_S + max(MIN_SLACK_S, calm), during
+        # A flush lock a stalled call set late expires by itself first.
+        deadline = time.monotonic() + 30
+        while not await bot.count_held_votes() and time.monotonic() < deadline:
+            await asyncio.sleep(0.5)
+        # The second question's vote brings each voter's score: the first was recorded.
+        for n, voter in enumerate(voters):
+            answered = await bot.answer_poll(voter, "p2", [right[1]], f"{voter.user_id}:2")
+            [score] = answered.response.replies
+            assert f"Quiz done: {1 if n % 2 else 2} of 2 right." in score.text, (voter, score)  # type: ignore[union-attr]
+        await assembly.outbox.settled()
+        await assembly.outbox.flush()
+    engine = create_engine(database)
+    async with engine.connect() as connection:
+        rows = (
+            await connection.execute(
+                text("SELECT student_id, step_index, count(*) FROM mistakes GROUP BY 1, 2")
+            )
+        ).all()
+    await engine.dispose()
+    odd = sorted((v.user_id, 0, 1) for n, v in enumerate(voters) if n % 2)
+    assert sorted(tuple(row) for row in rows) == odd

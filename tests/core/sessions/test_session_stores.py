@@ -64,6 +64,16 @@ async def test_a_write_appends_to_outbox_lists_atomically(
     assert await session_store.head(outbox, 10) == ["m1", "m2"]
 
 
+async def test_an_entry_appended_on_its_own_goes_after_those_written_before(
+    session_store: SessionStore, redis_prefix: str
+) -> None:
+    key = session_key(redis_prefix, "exercise", "c", "finn")
+    outbox = session_key(redis_prefix, "outbox", "test3")
+    assert await session_store.compare_and_set(key, "x", 0, 60, [Append(outbox, "m1")])
+    await session_store.append(outbox, "held")
+    assert await session_store.head(outbox, 10) == ["m1", "held"]
+
+
 async def test_only_the_lock_holder_drops_outbox_entries(
     session_store: SessionStore, redis_prefix: str
 ) -> None:
