@@ -19,6 +19,9 @@ UNAVAILABLE = (
     "I can't reach {service} right now, so I can't do that. Nothing was lost: please send "
     "your message again in a minute."
 )
+# A file's result when the service went away while it was being stored: nothing of it was
+# kept (its facts go in before its chunks, both or neither).
+FILE_UNAVAILABLE = "I couldn't reach {service} to store it; please send it again in a minute"
 BUSY = "I'm very busy right now. Please send your message again in a few seconds."
 
 

@@ -31,6 +31,7 @@ from core.material import (
     SourceFile,
     size_problem,
 )
+from core.outages import FILE_UNAVAILABLE, service_of
 from core.visibility import chunk_visibility, is_private
 from ingestion.captioning import ImageCaptioner
 from ingestion.catalog import course_facts
@@ -294,9 +295,16 @@ class Ingestor:
 
 
 def _failure(source: SourceFile, course_id: str, error: Exception) -> FileResult:
-    """A file's failure as its result: an IngestError says why; anything else is logged."""
+    """A file's failure as its result: an IngestError says why, a service that went away
+    says which (the file is fine: sent again later it goes in); anything else is logged."""
     if isinstance(error, IngestError):
         return FileResult(source.file_name, FileStatus.FAILED, error=str(error))
+    service = service_of(error)
+    if service is not None:
+        log.warning("ingestion met an outage", file=source.file_name, service=service)
+        return FileResult(
+            source.file_name, FileStatus.FAILED, error=FILE_UNAVAILABLE.format(service=service)
+        )
     log.error("ingestion failed", file=source.file_name, course=course_id, exc_info=error)
     return FileResult(
         source.file_name,
