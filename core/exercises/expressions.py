@@ -4,8 +4,10 @@ expressions are equal, safely.
 sympy's `parse_expr` ends in `eval`, so nothing reaches it unchecked: only digits, letters,
 white space and `+ - * / ^ ( ) , .` are allowed, every name must be a known function or
 constant, a variable, or letters that split into single-letter variables (`xy` is `x*y`), and
-eval runs without builtins. Expressions are parsed unevaluated first and refused when they
-are too long or their powers too large (`2^10^10`), so evaluating them cannot run away."""
+eval runs without builtins. Before any sympy work the text is measured, in one pass: too many
+symbols, or functions and powers nested too deep (`exp(exp(exp(exp(exp(exp(x))))))` kept a
+worker busy until its time limit), and it is refused. Expressions are then parsed unevaluated
+and refused when their powers are too large (`2^10^10`), so evaluating them cannot run away."""
 
 from __future__ import annotations
 
@@ -30,6 +32,12 @@ from sympy.parsing.sympy_parser import (
 )
 
 MAX_LENGTH = 200
+# Numbers, names, operators and parentheses: a long answer has about 40.
+MAX_TOKENS = 120
+# Functions and exponents inside one another: `e^(sin(x^2))` is 3. Five (`exp` applied five
+# times to -x, or e^e^e^e^(x^2)) made the random-point check run for minutes.
+MAX_NESTING = 4
+MAX_PARENTHESES = 8
 # The largest power an expression may build: x^1000 is fine, x^1001 or (x^40)^30 is not.
 MAX_POWER = 1000
 # Above this power, simplify() may expand polynomials for a long time: random points decide.
@@ -75,6 +83,7 @@ _CALCULUS: dict[str, Any] = {
     "oo": sympy.oo,
 }
 CALCULUS_NAMES = frozenset(_CALCULUS)
+_CALCULUS_FUNCTIONS = CALCULUS_NAMES - {"oo"}
 
 _ALLOWED = re.compile(r"[0-9A-Za-z\s+\-*/^(),.]*")
 # A number as Python's tokenizer reads it; digits inside a name (`x2`) are part of the name.
@@ -82,6 +91,9 @@ _NUMBER = re.compile(r"(?<![A-Za-z0-9_])(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _NUMBER_OR_NAME = re.compile(rf"{_NUMBER.pattern}|(?P<name>{_NAME.pattern})")
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# One token at a time, each read one way: `**`, a name (digits inside it are its own), a
+# number, or any other single character.
+_TOKEN = re.compile(r"\*\*|[A-Za-z][A-Za-z0-9]*|(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|\S")
 _UNICODE = {
     "−": "-",
     "–": "-",
@@ -129,22 +141,7 @@ def read_expression(
     `integrate`, `limit`, `factorial`, `binomial` and `oo` are known too (checks of generated
     exercises: they can take long, so those run in a killable worker)."""
     declared = tuple(variables or ())
-    known = KNOWN_NAMES | CALCULUS_NAMES if calculus else KNOWN_NAMES
-    text = normalise_math(text)
-    if "=" in text:
-        text = text.rsplit("=", 1)[1].strip()
-    if not text:
-        raise UnreadableExpression("the expression is empty")
-    if len(text) > MAX_LENGTH:
-        raise ExpressionTooLarge(f"the expression is longer than {MAX_LENGTH} characters")
-    if not _ALLOWED.fullmatch(text):
-        bad = next(ch for ch in text if not _ALLOWED.fullmatch(ch))
-        raise UnreadableExpression(f"the character '{bad}' is not allowed")
-    if "." in _NUMBER.sub(" 0 ", text):
-        raise UnreadableExpression("a '.' may only appear inside a number")
-    text = _split_run_together(text, declared, known)
-    for name in names_in(text):
-        _check_name(name, declared, known)
+    text = prepare_expression(text, declared, calculus=calculus)
     local = _local_names(declared, calculus)
     try:
         raw = parse_expr(
@@ -169,6 +166,77 @@ def read_expression(
     if not isinstance(expression, sympy.Expr) or expression.has(sympy.zoo, sympy.nan):
         raise UnreadableExpression("it is not a defined value (a division by zero?)")
     return expression
+
+
+def prepare_expression(
+    text: str, variables: Iterable[str] | None = None, *, calculus: bool = False
+) -> str:
+    """The text of an expression as the parser will read it (what follows the last `=`, names
+    written together spaced out), or `UnreadableExpression` / `ExpressionTooLarge` saying why
+    it will not be read. Text work only, linear in the length: safe on any message, and done
+    before any sympy work."""
+    declared = tuple(variables or ())
+    known = KNOWN_NAMES | CALCULUS_NAMES if calculus else KNOWN_NAMES
+    text = normalise_math(text)
+    if "=" in text:
+        text = text.rsplit("=", 1)[1].strip()
+    if not text:
+        raise UnreadableExpression("the expression is empty")
+    if len(text) > MAX_LENGTH:
+        raise ExpressionTooLarge(f"the expression is longer than {MAX_LENGTH} characters")
+    if not _ALLOWED.fullmatch(text):
+        bad = next(ch for ch in text if not _ALLOWED.fullmatch(ch))
+        raise UnreadableExpression(f"the character '{bad}' is not allowed")
+    if "." in _NUMBER.sub(" 0 ", text):
+        raise UnreadableExpression("a '.' may only appear inside a number")
+    text = _split_run_together(text, declared, known)
+    for name in names_in(text):
+        _check_name(name, declared, known)
+    _check_shape(text, frozenset(_FUNCTIONS) | (_CALCULUS_FUNCTIONS if calculus else frozenset()))
+    return text
+
+
+def _check_shape(text: str, functions: frozenset[str]) -> None:
+    """`ExpressionTooLarge` when `text` has too many tokens, or nests functions and powers or
+    parentheses too deep. Implicit application (`sin x`, `exp exp x`) and a power last until
+    the next + - * / or , of their group: counting a little too much is the safe side."""
+    stack: list[tuple[int, int]] = []  # the levels outside each open parenthesis
+    base = 0  # functions and powers around the current parenthesis
+    term = 0  # functions and powers applied within it since its last + - * / ,
+    call = False  # the last token was a function's name
+    operand = False  # the last token ended an operand, so a sign after it is binary
+    for count, match in enumerate(_TOKEN.finditer(text), start=1):
+        if count > MAX_TOKENS:
+            raise ExpressionTooLarge(f"it has more than {MAX_TOKENS} numbers, names and signs")
+        token = match.group()
+        if token == "(":
+            if len(stack) == MAX_PARENTHESES:
+                raise ExpressionTooLarge(f"it nests parentheses more than {MAX_PARENTHESES} deep")
+            stack.append((base, term))
+            base, term = base + term + call, 0
+            call = operand = False
+        elif token == ")":
+            if stack:
+                base, term = stack.pop()
+            call, operand = False, True
+        elif token in ("^", "**"):
+            term += 1
+            call = operand = False
+        elif token in "+-*/," and operand:
+            term = 0
+            call = operand = False
+        elif token in functions:
+            term += call  # `exp exp x`: the first one applies to the second
+            call, operand = True, False
+        elif token[0].isalnum() or token[0] == ".":  # a number or a name
+            term += call
+            call, operand = False, True
+            if base + term > MAX_NESTING:
+                raise ExpressionTooLarge(
+                    f"it nests functions and powers more than {MAX_NESTING} deep"
+                )
+        else:  # a sign before an operand
+            operand = False
 
 
 def read_number(text: str) -> float:

@@ -36,6 +36,7 @@ from core.exercises.expressions import (
     UnreadableExpression,
     compare,
     normalise_math,
+    prepare_expression,
     read_expression,
     read_number,
     symbol_names,
@@ -97,6 +98,15 @@ class SymbolicChecker:
             answer.expression
         ):
             return _EQUIVALENT
+        variables = answer.variable_names if isinstance(answer, SymbolicAnswer) else ()
+        try:  # the bounds on an expression's shape are text work: no worker is spent on them
+            prepare_expression(text, variables)
+        except ExpressionTooLarge as error:
+            return _too_large(error)
+        except UnreadableExpression:
+            if isinstance(answer, SymbolicAnswer):  # it stops at the same line, before sympy
+                return grade_symbolic(answer, text)
+            # A number may still be read from it after its unit: that takes sympy.
         try:
             return await self.pool.run(self.timeout_s, grade_answer, answer, text)
         except JobTimeoutError:
@@ -253,14 +263,18 @@ def _expected(expression: str, variables: tuple[str, ...]) -> sympy.Expr:
     return read_expression(expression, variables)
 
 
+def _too_large(error: ExpressionTooLarge) -> GradeResult:
+    return GradeResult(
+        False, f"Your expression is too large to check: {error}. Write it more simply."
+    )
+
+
 def grade_symbolic(answer: SymbolicAnswer, text: str) -> GradeResult:
     variables = answer.variable_names
     try:
         given = read_expression(text, variables)
     except ExpressionTooLarge as error:
-        return GradeResult(
-            False, f"Your expression is too large to check: {error}. Write it more simply."
-        )
+        return _too_large(error)
     except UnreadableExpression as error:
         return GradeResult(
             False,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from core.catalog.codes import parse_prerequisites
-from core.exercises.expressions import ExpressionTooLarge, read_number
+from core.exercises.expressions import _TOKEN, ExpressionTooLarge, prepare_expression, read_number
 from core.lessons.profiles import split_ideas
 from core.text import names_a_file
 
@@ -18,6 +18,14 @@ RUN = 200_000
 def test_an_answer_of_many_digits_is_refused_at_once() -> None:
     with pytest.raises(ExpressionTooLarge):
         read_number("1" * RUN + "x")
+
+
+def test_an_answer_of_open_parentheses_or_functions_is_refused_at_once() -> None:
+    for text in ("(" * RUN, "exp(" * RUN, "x^" * RUN + "x"):
+        with pytest.raises(ExpressionTooLarge):
+            prepare_expression(text)
+    # The tokenizer itself, on any text: a number is read one way.
+    assert len(_TOKEN.findall("9" * RUN + "." + "9" * RUN + "e+")) == 3
 
 
 def test_a_prerequisite_cell_of_open_parentheses_is_read() -> None:

@@ -25,7 +25,7 @@ from core.exercises import (
     grade_answer,
     load_exercise_folder,
 )
-from core.exercises.expressions import compare, read_expression
+from core.exercises.expressions import ExpressionTooLarge, compare, read_expression
 from core.exercises.grading import parse_verdict
 from core.llm.ollama_chat import OllamaChatModel
 from core.prompts import GRADE_FREE_TEXT_SYSTEM
@@ -150,6 +150,55 @@ def test_symbolic_oversized_input_is_refused_quickly(given: str) -> None:
     assert not result.correct
     assert "too large" in result.detail
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "exp(exp(exp(exp(exp(exp(x))))))",  # held a worker until its time limit
+        "exp(exp(exp(exp(exp(-x)))))",
+        "exp exp exp exp exp x",
+        "exp(exp(exp(exp(x^2))))",
+        "x^x^x^x^x^x^x^x^x^x",
+        "e^e^e^e^(x^2)",
+        "((((((((((x))))))))))",
+        "x+" * 99 + "x",  # 199 tokens within the 200 characters
+    ],
+)
+def test_deep_or_long_expressions_are_refused_before_any_sympy_work(
+    given: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core.exercises import expressions
+
+    result = grade_answer(symbolic("2x"), given)
+    assert not result.correct
+    assert "too large" in result.detail
+
+    def parse_expr(*_: object, **__: object) -> None:
+        raise AssertionError("sympy was asked to parse it")
+
+    monkeypatch.setattr(expressions, "parse_expr", parse_expr)
+    with pytest.raises(ExpressionTooLarge, match=r"deep|numbers, names and signs"):
+        read_expression(given, ("x",))
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "exp(-x^2/2)",
+        "sqrt(1+tan(x)^2)",
+        "e^(sin(x^2))",
+        "ln(sqrt(x^2+1))",
+        "exp(exp(exp(exp(x))))",
+        "x^x^x^x^x",
+        "sin(x) cos(x) + tan x",
+        "e^(x^2 sin(x)) (2x sin(x) + x^2 cos(x))",
+        "1/(1+e^(-x))^2",
+    ],
+)
+def test_answers_nested_as_students_write_them_are_read(given: str) -> None:
+    assert "could not read" not in grade_answer(symbolic("2x"), given).detail
+    assert "too large" not in grade_answer(symbolic("2x"), given).detail
 
 
 def test_symbolic_input_never_reaches_python_eval() -> None:

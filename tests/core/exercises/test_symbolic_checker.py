@@ -88,6 +88,20 @@ async def test_a_runaway_check_is_stopped_and_its_worker_killed(
     assert checker.pool.pids and checker.pool.pids != (pid,)
 
 
+async def test_a_tower_of_functions_is_refused_without_a_worker() -> None:
+    checker = SymbolicChecker(timeout_s=1.0, workers=1)  # workers start with the first job
+    try:
+        result = await checker.check(symbolic("2x"), "exp(exp(exp(exp(exp(exp(x))))))")
+        assert "too large" in result.detail and not result.correct
+        unreadable = "2x + $"  # refused before sympy too: worded in process
+        assert (await checker.check(symbolic("2x"), unreadable)) == grade_answer(
+            symbolic("2x"), unreadable
+        )
+        assert checker.pool.pids == ()
+    finally:
+        await checker.close()
+
+
 async def test_a_cancelled_check_kills_its_worker(checker: SymbolicChecker) -> None:
     await checker.check(symbolic("2x"), "x + x")
     [pid] = checker.pool.pids
