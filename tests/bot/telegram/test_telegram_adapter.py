@@ -44,9 +44,10 @@ from core.commands import ParsedCommand
 from core.context import Audience, Member
 from core.course_bot import INTERNAL_ERROR, CourseBot
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
+from core.material import SourceFile
 from core.mistakes import MistakeLog
 from core.mistakes.log import MistakeEntry
-from core.replies import QuizReply
+from core.replies import FlashcardsReply, QuizReply
 from core.requests import Place, Request
 from ingestion import discover
 
@@ -1262,3 +1263,78 @@ async def test_a_group_lesson_edited_in_a_direct_message_stays_there(tg: Telegra
     [(_name, pdf)] = list(document.files.values())
     assert "Blue Heron" not in pdf_text(pdf)
     assert "your notes" not in visible_text(document.params.get("caption", ""))
+
+
+# Hand-made button data, edited and forwarded messages ---------------------------------------
+
+
+def card_message(tg: TelegramBot, calls: list[Call]) -> tuple[dict[str, Any], str]:
+    """The first flashcard's message among `calls`, and its set id."""
+    card = next(c for c in sent_messages(calls) if buttons(c))
+    return card.result, buttons(card)[0]["callback_data"].split(":")[1]
+
+
+async def test_hand_made_card_data_naming_another_students_set_or_course_shows_nothing(
+    tg: TelegramBot, settings: Settings
+) -> None:
+    """Callback data is whatever a client sends: a set id that is not the presser's to
+    open (a classmate's own set, one of another course) shows no card, only a refusal."""
+    await course_in_dm(tg, ALICE)
+    await course_in_dm(tg, BOB)
+    alices, alices_set = card_message(tg, await tg.say(dm(ALICE), ALICE, "/flashcards grading"))
+    bobs_card, _bobs_set = card_message(tg, await tg.say(dm(BOB), BOB, "/flashcards exam"))
+    # A set of another course: the operator makes one there.
+    other = await tg.core.ingest_files("physics-2", [SourceFile.at(SAMPLE_COURSE / "syllabus.md")])
+    assert not other.failed
+    made = await tg.core.handle(
+        Request(
+            OPERATOR,
+            Place(Audience.PRIVATE),
+            message_id="physics-cards",
+            command=ParsedCommand("flashcards", "grading"),
+            course="physics-2",
+            operator=True,
+        )
+    )
+    [physics] = made.replies
+    assert isinstance(physics, FlashcardsReply)
+    for data in (f"card:{alices_set}:1:back", f"card:{physics.set_id}:1:back"):
+        [notice] = await tg.press(bobs_card, BOB, data)
+        assert notice.method == "answerCallbackQuery" and "not available" in notice.params["text"]
+    # The same data pressed by Alice, under her own card, turns it: the set is there.
+    [turned] = edits(await tg.press(alices, ALICE, f"card:{alices_set}:1:back"))
+    assert "Card 1 of" in turned.text and "→ " in turned.text
+
+
+async def test_an_edited_message_never_runs_the_command_it_now_says(tg: TelegramBot) -> None:
+    """Only new messages are handled: an edit that turns a line into /forget or /grant
+    (a teacher's own, or anyone's) does nothing."""
+    await course_in_dm(tg, TEACHER)
+    await bind_group(tg)
+    for chat, who, text in (
+        (dm(TEACHER), TEACHER, "/forget syllabus.md"),
+        (GROUP, MALLORY, f"/grant instructor {MALLORY['id']}"),
+        (GROUP, TEACHER, f"/grant instructor {MALLORY['id']}"),
+    ):
+        update = tg.fake.text_update(chat, who, text)
+        edited = {"update_id": update["update_id"], "edited_message": update["message"]}
+        assert await tg.send(edited) == []
+    assert "syllabus.md" in joined(await tg.say(dm(TEACHER), TEACHER, "/sources"))
+    assert str(MALLORY["id"]) not in joined(await tg.say(dm(TEACHER), TEACHER, "/staff"))
+
+
+async def test_a_forwarded_command_is_the_forwarders_not_its_authors(tg: TelegramBot) -> None:
+    """A forwarded message is sent by whoever forwards it: the teacher's /grant, forwarded
+    into the group by a student, is that student's, and refused."""
+    await bind_group(tg)
+    original = tg.fake.text_update(GROUP, TEACHER, f"/grant instructor {MALLORY['id']}")
+    forwarded = tg.fake.text_update(GROUP, MALLORY, f"/grant instructor {MALLORY['id']}")
+    forwarded["message"]["forward_origin"] = {
+        "type": "user",
+        "sender_user": TEACHER,
+        "date": original["message"]["date"],
+    }
+    [refused] = texts(await tg.send(forwarded))
+    assert refused == "Sorry, only a course instructor can grant or revoke course roles."
+    await course_in_dm(tg, TEACHER)
+    assert str(MALLORY["id"]) not in joined(await tg.say(dm(TEACHER), TEACHER, "/staff"))
