@@ -23,12 +23,15 @@ from support.fake_discord import (
     EPHEMERAL,
     FOLLOW_UP,
     IN_COURSE,
+    IN_RIVAL,
+    MALLORY,
     FakeDiscord,
     Person,
     Place,
     Request,
     button_press,
     custom_ids,
+    direct,
     press,
     rival_server,
     server,
@@ -288,3 +291,55 @@ async def _slash(client, fake: FakeDiscord, command: str, person: Person, place:
     start = len(fake.requests)
     await interact(client, slash(command, person, place, **options))
     return fake.requests[start:]
+
+
+async def test_a_hand_made_card_button_naming_a_classmates_own_set_shows_nothing(app) -> None:
+    """A custom id is whatever a client sends: Alice's own set (made in her direct messages)
+    named on a button Bob presses shows him no card, in the course channel or his DMs."""
+    # Both write in the course channel first: that makes them its members.
+    [bobs] = question_messages(await app.run("flashcards", BOB, IN_COURSE, topic="exam"))
+    await app.run("flashcards", ALICE, IN_COURSE, topic="exam")
+    await app.run("course", ALICE, direct(ALICE), course=COURSE)
+    [alices] = question_messages(await app.run("flashcards", ALICE, direct(ALICE), topic=TOPIC))
+    set_id = custom_ids(alices)[0].split(":")[2]
+    custom_id = f"coursebot:card:{set_id}:1:back"
+    for place in (IN_COURSE, direct(BOB)):
+        message = _with_button(app.fake.message_of(bobs, place.channel_id), custom_id)
+        start = len(app.fake.requests)
+        await press(app.client, button_press(custom_id, BOB, place, message))
+        shown = app.fake.requests[start:]
+        assert all(r.ephemeral for r in shown if r.content)
+        assert not any(r.content.startswith("Card 1 of") for r in shown), shown
+        assert shown[-1].content.startswith("Those flashcards are not available"), shown
+    # Alice herself turns it: the set is there.
+    message = _with_button(app.fake.message_of(alices, direct(ALICE).channel_id), custom_id)
+    start = len(app.fake.requests)
+    await press(app.client, button_press(custom_id, ALICE, direct(ALICE), message))
+    assert app.fake.requests[start:][-1].content.startswith("Card 1 of")
+
+
+async def test_buttons_pressed_in_a_server_not_bound_to_the_course_are_refused(app) -> None:
+    """Mallory's own server has no course: the course's quiz and card buttons, pressed
+    there (a message copied over, or ids made by hand), answer nothing and record nothing."""
+    sent = await app.run("quiz", ALICE, IN_COURSE, topic=TOPIC, questions=3)
+    quiz = await served_quiz(app.bot, ALICE, f"{TOPIC} 3")
+    [cards] = question_messages(await app.run("flashcards", ALICE, IN_COURSE, topic=TOPIC))
+    set_id = custom_ids(cards)[0].split(":")[2]
+    right = "ABCD"[quiz.questions[0].correct]
+    for custom_id, message in (
+        (f"coursebot:pick:{quiz.quiz_id}:1:{right}", question_messages(sent)[0]),
+        (f"coursebot:card:{set_id}:1:back", cards),
+    ):
+        copied = _with_button(app.fake.message_of(message, IN_RIVAL.channel_id), custom_id)
+        start = len(app.fake.requests)
+        await press(app.client, button_press(custom_id, MALLORY, IN_RIVAL, copied))
+        shown = app.fake.requests[start:]
+        assert all(r.ephemeral for r in shown if r.content), shown
+        assert not any(r.content.startswith(("Card 1 of", "✓", "✗")) for r in shown if r.content), (
+            shown
+        )
+    # Nothing was recorded for her: in the course's own channel her answer is a first one.
+    message = app.fake.message_of(question_messages(sent)[0], IN_COURSE.channel_id)
+    custom_id = f"coursebot:pick:{quiz.quiz_id}:1:{right}"
+    await press(app.client, button_press(custom_id, MALLORY, IN_COURSE, message))
+    assert app.fake.requests[-1].content.startswith("✓ Question 1")
