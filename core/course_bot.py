@@ -41,7 +41,6 @@ from core.outages import REDIS, Outages, service_of
 from core.permissions import Action, effective_roles, require
 from core.practice import PracticeService
 from core.practice.review import MistakeReview, parse_mistake_query
-from core.practice.service import NO_SESSION
 from core.replies import (
     ErrorReply,
     ExerciseSheet,
@@ -284,10 +283,7 @@ class CourseBot:
     async def _answer(self, ctx: Context, text: str) -> list[Reply]:
         if not text.strip():
             raise BadInputError("Please write your answer after /answer.")
-        answered = await self._practice.answer_if_open(ctx, text)
-        if answered is None:
-            raise BadInputError(NO_SESSION)
-        return answered
+        return await self._practice.answer(ctx, text)
 
     async def _sources(self, ctx: Context) -> SourceList:
         documents = await self._index.documents(ctx)
@@ -325,6 +321,17 @@ class CourseBot:
             ctx, request.files, private=private, on_progress=request.on_progress
         )
         return Response.of(summary, private=True)
+
+    async def exercise_moved(self, request: Request, chat_id: str) -> None:
+        """The adapter posted the exercise `request` started to the shared chat `chat_id`
+        (a Discord thread of its own): its answers are read there from now on. Never raises:
+        an exercise not moved is logged and still runs where it started."""
+        try:
+            ctx = await self._quiet_context(request)
+            if ctx is not None:
+                await self._practice.move(ctx, chat_id)
+        except Exception:
+            log.exception("exercise not moved", platform=request.member.platform)
 
     # Native quiz polls -----------------------------------------------------------------------
 

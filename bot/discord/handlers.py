@@ -66,6 +66,7 @@ class Handlers:
         if name in ("practice", "exercise") and step is not None and not response.private:
             thread = await self._practice_thread(interaction, step.exercise_title)
             if thread is not None:  # not a DM, not already a thread, allowed to create one
+                await self.core.exercise_moved(request, str(thread.id))
                 await post(thread, render_all(response.replies))
                 who = interaction.user.display_name
                 await responder.send([practice_started(who, step.exercise_title, thread.mention)])

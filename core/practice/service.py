@@ -6,13 +6,18 @@ Replays never reach this service: the facade's reply ledger answers a redelivere
 with the reply it already got, so nothing is graded twice. The state is read, the answer
 graded, the transition computed and written back only if nobody
 wrote in between; otherwise it starts again from the new state, so concurrent answers
-become one transition each, in order."""
+become one transition each, in order.
+
+An exercise runs in one place, the one it started in (a direct message, a group, a Discord
+thread the adapter moved it to): only there are the student's lines its answers and its
+commands answered. Elsewhere her lines are questions as usual, and a group never sees the
+verdicts of an exercise she does in a direct message."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 import structlog
@@ -66,6 +71,10 @@ _MAX_DRAWS = 5
 DIFFICULTIES = ("easy", "medium", "hard")
 
 NO_SESSION = "You have no exercise open. Start one with /practice TOPIC or /practice ID."
+ELSEWHERE = (
+    "Your exercise '{exercise}' runs in {where}: answer it there (or send /quit there). "
+    "Here, your messages are questions as usual."
+)
 
 
 def _now() -> datetime:
@@ -128,9 +137,11 @@ class PracticeService:
 
     async def solution(self, ctx: Context) -> list[Reply]:
         """`/solution`: the worked solution of the student's current (or last) exercise."""
-        state = self._state(await self.store.get(self._key(ctx)))
-        if state is None:
+        stored = await self.store.get(self._key(ctx))
+        state = self._state(stored)
+        if state is None or stored is None:
             return [Notice(NO_SESSION)]
+        _check_here(ctx, _Record.of(stored))
         written = await self.catalog.written(ctx, state.exercise_id)
         if written is not None:
             return [Notice(written.solution, title=f"Solution: {written.definition.title}")]
@@ -156,10 +167,11 @@ class PracticeService:
         return instance, course_sheet(instance, exercise_file_name(definition.id), drawn=True)
 
     async def _busy(self, ctx: Context) -> Notice | None:
-        current = self._state(await self.store.get(self._key(ctx)))
+        stored = await self.store.get(self._key(ctx))
+        current = self._state(stored)
         if current is None or current.status is not Status.IN_PROGRESS or self._expired(current):
             return None
-        return _busy_notice(current)
+        return _busy_notice(ctx, _Record.of(stored))  # type: ignore[arg-type]
 
     async def _begin(
         self,
@@ -181,12 +193,12 @@ class PracticeService:
             busy = current is not None and current.status is Status.IN_PROGRESS
             same = current is not None and _base_id(current.exercise_id) == base.id
             if busy and not self._expired(current) and not (fresh and same and base.parametric):
-                return [_busy_notice(current)]
+                return [_busy_notice(ctx, _Record.of(stored))]  # type: ignore[arg-type]
             if base.parametric:
                 definition = await self._draw(ctx, base)
             now = self.clock()
             moved = transition(ExerciseState.new(definition, now), Start(now), definition, None)
-            replies = await self._commit(ctx, key, stored, moved, definition)
+            replies = await self._commit(ctx, key, stored, moved, definition, place_of(ctx))
             if replies is not None:
                 if sheet is True:
                     sheet = course_sheet(
@@ -196,7 +208,8 @@ class PracticeService:
         raise RuntimeError("session kept changing while starting an exercise")
 
     async def answer(self, ctx: Context, text: str) -> list[Reply]:
-        return await self._apply(ctx, lambda now: Attempt(text, now)) or []
+        """`/answer TEXT`: refused (an error) when no exercise is open."""
+        return await self._apply(ctx, lambda now: Attempt(text, now), refuse_absent=True) or []
 
     async def answer_if_open(self, ctx: Context, text: str) -> list[Reply] | None:
         """The replies to `text` as an answer, or None when no exercise is open (one read)."""
@@ -212,9 +225,11 @@ class PracticeService:
         return await self._apply(ctx, Quit) or []
 
     async def status(self, ctx: Context) -> list[Reply]:
-        state = self._state(await self.store.get(self._key(ctx)))
-        if state is None or state.status is not Status.IN_PROGRESS:
+        stored = await self.store.get(self._key(ctx))
+        state = self._state(stored)
+        if stored is None or state is None or state.status is not Status.IN_PROGRESS:
             return [Notice(NO_SESSION)]
+        _check_here(ctx, _Record.of(stored))
         definition = await self.catalog.get(ctx, state.exercise_id)
         total = len(definition.steps) if definition else "?"
         return [
@@ -223,6 +238,24 @@ class PracticeService:
                 f"{state.attempts} wrong attempt(s) and {state.hints_shown} hint(s) on this step."
             )
         ]
+
+    async def move(self, ctx: Context, chat_id: str) -> None:
+        """The exercise the message `ctx` started goes on in the shared chat `chat_id` of the
+        same platform (a Discord thread opened for it). Only that very start is moved."""
+        key = self._key(ctx)
+        for _ in range(_MAX_RACES):
+            stored = await self.store.get(key)
+            if stored is None or ctx.message_id is None:
+                return
+            record = _Record.of(stored)
+            if record.applied != ctx.message_id or record.place != place_of(ctx):
+                return
+            there = ExercisePlace(f"{ctx.platform}:{chat_id}", private=False)
+            moved = replace(record, place=there)
+            ttl_s = int((self.ttl + _EXPIRY_GRACE).total_seconds())
+            if await self.store.compare_and_set(key, moved.to_json(), stored.version, ttl_s):
+                return
+        raise RuntimeError("session kept changing while moving an exercise")
 
     async def in_progress(self, ctx: Context) -> bool:
         state = self._state(await self.store.get(self._key(ctx)))
@@ -264,16 +297,29 @@ class PracticeService:
     # The loop --------------------------------------------------------------------------
 
     async def _apply(
-        self, ctx: Context, make_event: Callable[[datetime], Event], *, optional: bool = False
+        self,
+        ctx: Context,
+        make_event: Callable[[datetime], Event],
+        *,
+        optional: bool = False,
+        refuse_absent: bool = False,
     ) -> list[Reply] | None:
+        """The replies to `make_event` on the open exercise. With none open: None when
+        `optional`, an error when `refuse_absent`, else a notice saying so."""
         key = self._key(ctx)
         for _ in range(_MAX_RACES):
             stored = await self.store.get(key)
             if (done := self._already_applied(ctx, stored)) is not None:
                 return done
             state = self._state(stored)
-            if state is None or state.status is not Status.IN_PROGRESS:
+            if stored is None or state is None or state.status is not Status.IN_PROGRESS:
+                if refuse_absent:
+                    raise BadInputError(NO_SESSION)
                 return None if optional else [Notice(NO_SESSION)]
+            record = _Record.of(stored)
+            if optional and _elsewhere(ctx, record) is not None:
+                return None  # a line said elsewhere is a question there, not an answer
+            _check_here(ctx, record)
             definition = await self.catalog.get(ctx, state.exercise_id)
             if definition is None:
                 await self.store.delete(key)
@@ -287,7 +333,9 @@ class PracticeService:
             moved = transition(state, event, definition, grade)
             if moved.invalid is not None:
                 return self._replies(ctx, moved, definition)[0]
-            replies = await self._commit(ctx, key, stored, moved, definition)
+            # A session stored before exercises had a place runs where it is next used.
+            place = record.place or place_of(ctx)
+            replies = await self._commit(ctx, key, stored, moved, definition, place)
             if replies is not None:
                 return replies
             # Someone else moved the session on: read it again.
@@ -300,12 +348,13 @@ class PracticeService:
         stored: Versioned | None,
         moved: Transition,
         definition: ExerciseDefinition,
+        place: ExercisePlace,
     ) -> list[Reply] | None:
         """Write the new state, this message's replies and its mistakes (to the outbox) in
         one atomic step; None when the session changed meanwhile. Attempts and hints are
         used up only by a transition that was written."""
         replies, mistakes = self._replies(ctx, moved, definition)
-        record = _Record(moved.state, ctx.message_id, tuple(replies))
+        record = _Record(moved.state, ctx.message_id, tuple(replies), place)
         ttl_s = int((self.ttl + _EXPIRY_GRACE).total_seconds())
         version = stored.version if stored else 0
         appends = self.outbox.appends(mistakes)
@@ -400,29 +449,75 @@ class PracticeService:
 
 @dataclass(frozen=True, slots=True)
 class _Record:
-    """What is stored for a session: the exercise state, and the message that last moved it
-    with the replies it got, so a redelivery of that message gets them again."""
+    """What is stored for a session: the exercise state, the message that last moved it
+    with the replies it got (so a redelivery of that message gets them again), and the place
+    it runs in (None for a session stored before exercises had one)."""
 
     state: ExerciseState
     applied: str | None = None
     replies: tuple[Reply, ...] = ()
+    place: ExercisePlace | None = None
 
     @classmethod
     def of(cls, stored: Versioned) -> _Record:
         data = json.loads(stored.value)
         if "state" not in data:  # written before replies were kept with the state
             return cls(ExerciseState.from_json(stored.value))
+        place = data.get("place")
         return cls(
             ExerciseState.from_json(json.dumps(data["state"])),
             data.get("applied"),
             tuple(from_data(data.get("replies", []))),
+            ExercisePlace(place["key"], place["private"]) if place else None,
         )
 
     def to_json(self) -> str:
         state = json.loads(self.state.to_json())
+        place = {"key": self.place.key, "private": self.place.private} if self.place else None
         return json.dumps(
-            {"state": state, "applied": self.applied, "replies": to_data(self.replies)}
+            {
+                "state": state,
+                "applied": self.applied,
+                "replies": to_data(self.replies),
+                "place": place,
+            }
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ExercisePlace:
+    """Where an exercise runs: the chat (platform and chat id) and whether only the student
+    reads it."""
+
+    key: str
+    private: bool
+
+
+def place_of(ctx: Context) -> ExercisePlace:
+    return ExercisePlace(f"{ctx.platform}:{ctx.chat_id or '-'}", ctx.private_audience)
+
+
+def _check_here(ctx: Context, record: _Record) -> None:
+    """Refuse (for the asker alone) a command about an exercise that runs elsewhere."""
+    elsewhere = _elsewhere(ctx, record)
+    if elsewhere is not None:
+        raise BadInputError(elsewhere)
+
+
+def _elsewhere(ctx: Context, record: _Record) -> str | None:
+    """Why a message about the exercise is not taken here, or None when it runs here. A
+    session stored before exercises had a place is taken only where the student alone
+    reads: it may have started in a direct message."""
+    place = record.place
+    if place is None:
+        if ctx.private_audience:
+            return None
+        where = "a direct message with me"
+    elif place == place_of(ctx):
+        return None
+    else:
+        where = "our direct messages" if place.private else "the chat where you started it"
+    return ELSEWHERE.format(exercise=record.state.exercise_id, where=where)
 
 
 def parse_exercise_argument(argument: str) -> tuple[str, str]:
@@ -437,9 +532,13 @@ def parse_exercise_argument(argument: str) -> tuple[str, str]:
     return topic, difficulty
 
 
-def _busy_notice(current: ExerciseState) -> Notice:
+def _busy_notice(ctx: Context, record: _Record) -> Notice:
+    elsewhere = _elsewhere(ctx, record)
+    if elsewhere is not None:
+        raise BadInputError(f"You already have an exercise open. {elsewhere}")
     return Notice(
-        f"You already have '{current.exercise_id}' open: answer it, or send /skip, /hint or /quit."
+        f"You already have '{record.state.exercise_id}' open: answer it, or send /skip, /hint "
+        "or /quit."
     )
 
 

@@ -10,6 +10,7 @@ from support.fake_discord import (
     ALICE,
     APPLICATION_COMMAND_AUTOCOMPLETE,
     BOB,
+    BOT,
     COURSE,
     COURSE_CHANNEL_ID,
     EDIT_ORIGINAL,
@@ -17,9 +18,11 @@ from support.fake_discord import (
     MO,
     NEW_THREAD,
     Request,
+    deliver_message,
     direct,
     in_thread,
     interact,
+    message_payload,
     slash,
 )
 
@@ -80,6 +83,22 @@ async def test_a_whole_exercise_is_worked_through_in_its_thread(app) -> None:
     ended = await app.run("quit", ALICE, thread)
     assert not ended[-1].ephemeral
     assert "The exercise ended." in ended[-1].content
+
+
+async def test_a_mention_in_the_channel_is_a_question_while_the_thread_runs_an_exercise(
+    app,
+) -> None:
+    # Issue 28.10: the session is the student's, not the place's; a line she addressed to
+    # the bot outside the exercise's thread was graded as its answer.
+    thread = in_thread(await start_in_a_thread(app))
+    question = f"<@{BOT.id}> When is the final exam and where is it held?"
+    await deliver_message(app.client, message_payload(ALICE, IN_COURSE, question, mentions=(BOT,)))
+    [reply] = app.fake.channel_messages(COURSE_CHANNEL_ID)
+    assert "Hall A" in reply.content and "✗" not in reply.content
+    refused = await app.run("answer", ALICE, IN_COURSE, answer="2x")
+    assert refused[-1].ephemeral and "runs in the chat where you started it" in refused[-1].content
+    right = await app.run("answer", ALICE, thread, answer="2x")
+    assert right[-1].content.startswith("✓") and "step 2/4" in right[-1].content
 
 
 async def test_a_replayed_answer_is_graded_once_and_answered_again(app) -> None:

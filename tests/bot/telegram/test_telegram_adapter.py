@@ -566,6 +566,41 @@ async def test_a_practice_session_runs_across_several_messages(tg: TelegramBot) 
     assert "You have no exercise open" in await say("/hint")
 
 
+async def test_an_exercise_in_a_dm_leaves_the_students_group_messages_alone(
+    tg: TelegramBot,
+) -> None:
+    # Issue 28.10: her question in the group got a public "✗ ... Hint 2" from the exercise
+    # she was doing in a direct message, and the question was lost.
+    await bind_group(tg)
+    await tg.say(GROUP, ALICE, f"@{BOT_USER['username']} when is the final exam?")
+    started = joined(await tg.say(dm(ALICE), ALICE, "/practice derivative-product-rule"))
+    assert "step 1/4" in started
+    assert "✗" in joined(await tg.say(dm(ALICE), ALICE, "x^2"))
+
+    asked = joined(
+        await tg.say(GROUP, ALICE, f"@{BOT_USER['username']} when are the office hours?")
+    )
+    assert "Room B214" in asked and "✗" not in asked and "Hint" not in asked
+    for command in ("/answer 2x", "/hint", "/skip", "/status"):
+        [refused] = texts(await tg.say(GROUP, ALICE, command))
+        assert refused.startswith("Your exercise 'derivative-product-rule' runs in our direct")
+    # The exercise is where she left it: one wrong attempt, still on step 1.
+    assert "step 1 of 4, 1 wrong attempt(s)" in joined(await tg.say(dm(ALICE), ALICE, "/status"))
+    assert "step 2/4" in joined(await tg.say(dm(ALICE), ALICE, "2x"))
+
+
+async def test_a_group_exercise_is_answered_in_its_group_only(tg: TelegramBot) -> None:
+    await bind_group(tg)
+    started = joined(await tg.say(GROUP, ALICE, "/practice derivative-product-rule"))
+    assert "step 1/4" in started
+    # In her direct messages, a line is a question, and /answer says where the exercise is.
+    await course_in_dm(tg, ALICE)
+    assert "Room B214" in joined(await tg.say(dm(ALICE), ALICE, "When are the office hours?"))
+    [refused] = texts(await tg.say(dm(ALICE), ALICE, "/answer 2x"))
+    assert "runs in the chat where you started it" in refused
+    assert "step 2/4" in joined(await tg.say(GROUP, ALICE, "/answer 2x"))
+
+
 async def test_a_replayed_answer_is_graded_once(tg: TelegramBot) -> None:
     await course_in_dm(tg, ALICE)
     await tg.say(dm(ALICE), ALICE, "/practice derivative-product-rule")

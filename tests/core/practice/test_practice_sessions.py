@@ -4,6 +4,7 @@ in real Redis (own key prefix) or in process, mistakes in SQLite."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -14,7 +15,7 @@ from qdrant_client import AsyncQdrantClient
 from redis.asyncio import Redis
 from support.paths import REDIS_URL
 
-from core.context import Context
+from core.context import Audience, Context
 from core.database import create_engine, migrate
 from core.errors import BadInputError
 from core.exercises import Grader
@@ -25,7 +26,7 @@ from core.mistakes.outbox import MistakeOutbox
 from core.outages import Outages
 from core.practice import ExerciseCatalog, PracticeService
 from core.replies import ExerciseSheet, Notice, StepPrompt
-from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
+from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore, session_key
 from ingestion import Ingestor, SourceFile
 
 EXERCISE = "derivative-product-rule"
@@ -277,3 +278,70 @@ async def test_exercise_command_starts_a_generated_exercise_on_a_topic(
     assert shown[0].text == sheet.solution  # type: ignore[union-attr]
     with pytest.raises(BadInputError, match="no generated exercise about 'astronomy'"):
         await practice.exercise(msg("kim"), "astronomy")
+
+
+def dm_msg(user: str = "alice") -> Context:
+    return replace(msg(user), chat_id=f"dm-{user}", audience=Audience.PRIVATE)
+
+
+async def test_an_exercise_is_answered_only_where_it_runs(
+    world: World, store: SessionStore
+) -> None:
+    """Issue 28.10: a line she wrote in the group was graded as an answer to the exercise
+    she does in a direct message, and the group saw its "✗ ... Hint 2"."""
+    practice = world.service(store)
+    await practice.start(dm_msg(), EXERCISE)
+    assert "✗" in text(await practice.answer(dm_msg(), "x^2"))
+
+    assert await practice.answer_if_open(msg(), "what is a limit?") is None  # a question
+    for command in (practice.hint, practice.skip, practice.quit, practice.status):
+        with pytest.raises(BadInputError, match=r"^Your exercise 'derivative-product-rule' runs"):
+            await command(msg())
+    for refused in (practice.answer(msg(), "2*x"), practice.solution(msg())):
+        with pytest.raises(BadInputError, match="our direct messages"):
+            await refused
+    # A new exercise in the group: she hears she has one open, and where.
+    with pytest.raises(BadInputError, match=r"You already have an exercise open.*direct"):
+        await practice.start(msg(), EXERCISE)
+    # Nothing of it moved: still step 1, one wrong attempt, answered in the DM.
+    assert "step 1 of 4, 1 wrong attempt(s)" in text(await practice.status(dm_msg()))
+    assert (await practice.answer(dm_msg(), "2*x"))[0].step_number == 2
+    # Another chat on another platform with the same chat id is another place too.
+    assert await practice.answer_if_open(replace(dm_msg(), platform="other"), "0") is None
+
+
+async def test_an_exercise_moved_to_a_thread_is_answered_there_only(
+    world: World, store: SessionStore
+) -> None:
+    practice = world.service(store)
+    started = msg(message_id="start-1")
+    await practice.start(started, EXERCISE)
+    thread = replace(msg(), chat_id="thread-9")
+    await practice.move(msg(), "thread-9")  # not the message that started it: ignored
+    with pytest.raises(BadInputError, match="runs in the chat where you started it"):
+        await practice.status(thread)
+    await practice.move(started, "thread-9")
+    assert await practice.answer_if_open(msg(), "2*x") is None
+    assert (await practice.answer(thread, "2*x"))[0].step_number == 2
+    await practice.move(started, "thread-10")  # once answered, it stays
+    assert "step 2 of 4" in text(await practice.status(thread))
+
+
+async def test_a_session_stored_before_places_still_loads(
+    world: World, store: SessionStore
+) -> None:
+    """Sessions written before exercises had a place (no "place" in the record) carry on:
+    where only the student reads, and from then on there; never as a group's answers."""
+    practice = world.service(store)
+    await practice.start(dm_msg(), EXERCISE)
+    key = session_key(world.prefix, "exercise", "math101", "alice")
+    stored = await store.get(key)
+    assert stored is not None
+    record = json.loads(stored.value)
+    del record["place"]
+    assert await store.compare_and_set(key, json.dumps(record), stored.version, 3600)
+
+    assert await practice.answer_if_open(msg(), "2*x") is None
+    assert "step 1 of 4" in text(await practice.status(dm_msg()))
+    assert (await practice.answer(dm_msg(), "2*x"))[0].step_number == 2
+    assert await practice.answer_if_open(msg(), "cos(x)") is None
