@@ -2,12 +2,14 @@
 compiled by `pdflatex` (used only where TeX is installed and the setting selects it;
 `render.resolve_engine`).
 
-Text is escaped for LaTeX; only formulas reach TeX as LaTeX, and only after a screen for
-control sequences that read or write files or redefine the language (`\\input`, `\\write`,
-`\\catcode`, ...): such a formula is shown as its source. pdflatex runs with
-`-no-shell-escape`, `openin_any=p`/`openout_any=p`, in a temporary folder, under a time
-limit. A formula TeX rejects is found by compiling each formula alone once the deck fails,
-and shown as its source on the next run.
+Every value the template prints goes through one escaping filter (the environment's
+`finalize`, as autoescape does for HTML): text never reaches TeX as TeX. The only exception is
+a formula that `latex_math.is_safe_math` admits (known math commands and environments only, no
+list of forbidden ones), passed in as `Latex`; any other formula is shown as its escaped
+source. pdflatex runs with shell escape off (`-no-shell-escape`, `shell_escape=f`) and
+paranoid file access (`openin_any=p`, `openout_any=p`: no absolute paths, no `..`, no dot
+files) in a temporary folder, under a time limit. A formula TeX rejects is found by compiling
+each formula alone once the deck fails, and shown as its source on the next run.
 
 The visual profile is never rendered here: pdflatex cannot tag a figure with alt text, so
 `render` keeps that profile on Typst."""
@@ -15,7 +17,6 @@ The visual profile is never rendered here: pdflatex cannot tag a figure with alt
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -25,6 +26,7 @@ from pathlib import Path
 import jinja2
 
 from core.lessons.figures import SlideFigure
+from core.lessons.latex_math import is_safe_math
 from core.lessons.layout import wrap_chars, wrap_plain
 from core.lessons.math import split_inline
 from core.lessons.models import Deck, Slide
@@ -32,11 +34,9 @@ from core.lessons.profiles import ProfileStyle
 from core.lessons.typst_engine import RenderError
 
 PDFLATEX_TIMEOUT_S = 60.0
-_DANGEROUS = re.compile(
-    r"\\(input|include|openin|openout|write|read|immediate|catcode|def|edef|gdef|xdef|let|"
-    r"csname|usepackage|special|newcommand|renewcommand|jobname|pdfprimitive|directlua|"
-    r"verbatiminput|lstinputlisting|includegraphics|loop|futurelet|expandafter)\b"
-)
+# kpathsea's settings for the pdflatex process: no shell escape at all, and files opened for
+# reading or writing only below the working folder.
+PDFLATEX_ENV = {"shell_escape": "f", "openin_any": "p", "openout_any": "p"}
 _ESCAPES = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "%": r"\%",
     "#": r"\#", "_": r"\_", "^": r"\^{}", "~": r"\textasciitilde{}", "<": r"\textless{}",
@@ -73,24 +73,40 @@ TEMPLATE = r"""
 ((* if s.marker *))\hfill{\smalltext\color{muted}((( s.marker )))}\par
 ((* endif *))
 {\fontsize{((( style.title_pt )))}{((( style.title_pt * 1.3 )))}\selectfont\bfseries
-((( s.title )))\par}
+((* for line in s.title *))((( line )))((* if not loop.last *))\\((* endif *))((* endfor *))\par}
 \vspace{0.6em}
 {\fontsize{((( style.body_pt * s.scale )))}{((( style.body_pt * s.scale * s.pitch )))}\selectfont
 ((* if s.bullets *))\begin{itemize}
-((* for item in s.bullets *))  \item ((( item )))
+((* for item in s.bullets *))  \item ((* for line in item *))((* for run in line *))
+((*- if not loop.first *)) ((* endif *))
+((*- if run.math *))$((( run.math )))$((* elif run.code *))\texttt{((( run.code )))}
+((*- else *))((( run.text )))((* endif *))((* endfor *))((* if not loop.last *))\\((* endif *))
+((*- endfor *))
 ((* endfor *))\end{itemize}((* endif *))
 ((* for f in s.formulas *))
 ((* if f.math *))\[ ((( f.math ))) \]
-((* else *)){\ttfamily\smalltext Formula as written:\\ ((( f.source )))\par}
+((* else *)){\ttfamily\smalltext Formula as written:\\ ((* for line in f.source -*))
+((( line )))((* if not loop.last *))\\((* endif *))((* endfor *))\par}
 ((* endif *))
 ((* endfor *))
 ((* if s.widget *)){\smalltext\color{muted}((( s.widget )))\par}((* endif *))
 }
-((* if s.citations *))\vfill{\smalltext\color{muted}((( s.citations )))\par}
+((* if s.citations *))\vfill{\smalltext\color{muted}((* for line in s.citations -*))
+((( line )))((* if not loop.last *))\\((* endif *))((* endfor *))\par}
 ((* endif *))
 ((* endfor *))
 \end{document}
 """
+
+
+class Latex(str):
+    """LaTeX that may reach TeX as it is: only formulas `is_safe_math` admitted."""
+
+
+def _finalize(value: object) -> str:
+    """What the template prints: `Latex` as it is, everything else escaped."""
+    return value if isinstance(value, Latex) else escape(str(value))
+
 
 _ENV = jinja2.Environment(
     block_start_string="((*",
@@ -99,7 +115,8 @@ _ENV = jinja2.Environment(
     variable_end_string=")))",
     comment_start_string="((=",
     comment_end_string="=))",
-    autoescape=False,  # LaTeX, not HTML: everything is escaped by `escape` before it goes in
+    autoescape=False,  # LaTeX, not HTML: `finalize` escapes instead
+    finalize=_finalize,
     undefined=jinja2.StrictUndefined,
     keep_trailing_newline=True,
 )
@@ -128,8 +145,10 @@ def render_latex(
             pdf, log_text = _run(pdflatex, source, root, "deck")
             if pdf is not None:
                 return pdf
-            # Find the formulas TeX rejects, show them as source, try once more.
-            newly = {m for m in _formulas(deck) - rejected if not _compiles(pdflatex, m, root)}
+            # Find the formulas TeX rejects, show them as source, try once more. Only admitted
+            # formulas are tried: the others never reach TeX.
+            tried = {m for m in _formulas(deck) - rejected if _math(m, rejected) is not None}
+            newly = {m for m in tried if not _compiles(pdflatex, m, root)}
             if not newly:
                 raise RenderError(f"pdflatex failed: {_last_error(log_text)}")
             rejected |= newly
@@ -145,13 +164,18 @@ def _formulas(deck: Deck) -> set[str]:
     return found
 
 
-def _safe(formula: str, rejected: set[str]) -> bool:
-    return formula not in rejected and not _DANGEROUS.search(formula) and "\n\n" not in formula
+def _math(formula: str, rejected: set[str]) -> Latex | None:
+    """The formula as LaTeX for TeX, or None: shown as its source instead."""
+    if formula in rejected or "\n\n" in formula or not is_safe_math(formula):
+        return None
+    return Latex(formula)
 
 
 def latex_source(
     deck: Deck, style: ProfileStyle, widgets: Mapping[int, str], marker: bool, rejected: set[str]
 ) -> str:
+    """The deck as LaTeX. Values are handed to the template as plain text (escaped there);
+    only admitted formulas go in as `Latex`."""
     width = style.line_chars
     slides = []
     for index, slide in enumerate(deck.slides):
@@ -159,20 +183,18 @@ def latex_source(
         slides.append(
             {
                 "marker": f"Slide {index + 1} of {len(deck.slides)}" if marker else "",
-                "title": r"\\".join(escape(line) for line in wrap_plain(slide.title, width)),
+                "title": wrap_plain(slide.title, width),
                 "bullets": [_item(item, width - 2, rejected) for item in slide.content],
                 "formulas": [
-                    {"math": f, "source": ""}
-                    if _safe(f, rejected)
-                    else {"math": "", "source": r"\\".join(escape(p) for p in wrap_chars(f, width))}
+                    {"math": math, "source": []}
+                    if (math := _math(f, rejected)) is not None
+                    else {"math": None, "source": wrap_chars(f, width)}
                     for f in slide.math
                 ],
-                "widget": escape(f"Interactive widget: open {widget}, sent with this PDF.")
+                "widget": f"Interactive widget: open {widget}, sent with this PDF."
                 if widget
                 else "",
-                "citations": r"\\".join(
-                    escape(line) for line in wrap_plain(_sources(slide), width)
-                ),
+                "citations": wrap_plain(_sources(slide), width) if slide.citations else [],
                 "scale": 1.0,
                 # Baseline distance as a multiple of the size: Typst's leading plus the cap
                 # height of the face (0.73 em), so both engines space lines alike.
@@ -183,20 +205,22 @@ def latex_source(
     return _ENV.from_string(TEMPLATE).render(**context)
 
 
-def _item(text: str, width: int, rejected: set[str]) -> str:
-    """An item wrapped to `width` characters, its inline math kept when it is safe."""
-    out_lines = []
+def _item(text: str, width: int, rejected: set[str]) -> list[list[dict[str, object]]]:
+    """An item wrapped to `width` characters: lines of runs, each plain text, an admitted
+    formula, or a formula shown as its source (`$...$` in a typewriter face)."""
+    lines = []
     for line in _wrap_runs(text, width):
-        parts = []
+        runs: list[dict[str, object]] = []
         for kind, value in line:
-            if kind == "math" and _safe(value, rejected):
-                parts.append(f"${value}$")
+            math = _math(value, rejected) if kind == "math" else None
+            if math is not None:
+                runs.append({"math": math})
             elif kind == "math":
-                parts.append(r"\texttt{" + escape(f"${value}$") + "}")
+                runs.append({"math": None, "code": f"${value}$"})
             else:
-                parts.append(escape(value))
-        out_lines.append(" ".join(parts))
-    return r"\\".join(out_lines)
+                runs.append({"math": None, "code": None, "text": value})
+        lines.append(runs)
+    return lines
 
 
 def _wrap_runs(text: str, width: int) -> list[list[tuple[str, str]]]:
@@ -236,7 +260,8 @@ def _sizes(style: ProfileStyle) -> dict[str, float]:
 
 def _run(pdflatex: str, source: str, root: Path, name: str) -> tuple[bytes | None, str]:
     (root / f"{name}.tex").write_text(source, encoding="utf-8")
-    env = {**os.environ, "openin_any": "p", "openout_any": "p", "shell_escape": "f"}
+    # Not the bot's environment (tokens, database URLs): a path to find TeX, a home of its own.
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(root), **PDFLATEX_ENV}
     try:
         subprocess.run(
             [pdflatex, "-no-shell-escape", "-interaction=nonstopmode", "-halt-on-error",
