@@ -36,6 +36,7 @@ from core.lessons import Engine, LessonService, pdflatex_available
 from core.llm import ChatModel
 from core.mistakes import MistakeLog
 from core.mistakes.outbox import MistakeOutbox
+from core.notes_quota import NotesQuota
 from core.outages import Outages
 from core.permissions import Authority, CourseCreation, RoleGrants
 from core.practice import ExerciseCatalog, PracticeService
@@ -50,6 +51,7 @@ from core.study.polls import PollRegistry
 from core.throttle import RequestThrottle
 from core.uploads import ExpectedUploads, UploadDesk
 from ingestion.captioning import OllamaCaptioner
+from ingestion.file_limits import FileLimits
 from ingestion.pipeline import Ingestor
 
 if TYPE_CHECKING:  # llama-index loads only where a model is configured
@@ -271,6 +273,16 @@ def _assemble(
         max_bytes=settings.max_upload_bytes,
         captioner=OllamaCaptioner(llm, vision) if llm is not None and vision else None,
         catalog=course_catalog,
+        limits=FileLimits(
+            max_pdf_pages=settings.max_pdf_pages,
+            max_deck_slides=settings.max_deck_slides,
+            max_chunks=settings.max_file_chunks,
+        ),
+        notes_quota=NotesQuota(
+            max_files=settings.notes_max_files,
+            max_pages=settings.notes_max_pages,
+            max_bytes=settings.notes_max_bytes,
+        ),
     )
     generator = structured_model(settings, ModelRole.GENERATE)
     # The lesson, study and exercise writers ask the one model the same way.

@@ -147,6 +147,22 @@ class Settings(BaseSettings):
     )
 
     max_upload_mb: float = Field(50, gt=0)
+    # What one file may hold, sized for course material: a whole term's reader runs to a few
+    # hundred pages and a lecture deck to under 100 slides, so 2,000 pages and 500 slides
+    # leave room for any real file while a 16 MB PDF of 100,000 pages is refused before its
+    # text is read. Chunks bound the formats without pages (a 50 MB text file) the same way:
+    # a 2,000-page reader makes ~6,000.
+    max_pdf_pages: int = Field(2000, gt=0, description="Pages one PDF may have.")
+    max_deck_slides: int = Field(500, gt=0, description="Slides one PowerPoint deck may have.")
+    max_file_chunks: int = Field(
+        10_000, gt=0, description="Chunks (passages) one file may make once split."
+    )
+    # Each student's private notes, all files together: a term's worth of notes and handouts,
+    # not a library. Any student can send notes, so this is what one student may make the
+    # bot read, embed and store.
+    notes_max_files: int = Field(100, gt=0, description="Private notes files per student.")
+    notes_max_pages: int = Field(3000, gt=0, description="Pages of private notes per student.")
+    notes_max_mb: float = Field(200, gt=0, description="Megabytes of notes per student.")
     log_format: Literal["auto", "console", "json"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
@@ -212,6 +228,10 @@ class Settings(BaseSettings):
     @property
     def max_upload_bytes(self) -> int:
         return int(self.max_upload_mb * 1024 * 1024)
+
+    @property
+    def notes_max_bytes(self) -> int:
+        return int(self.notes_max_mb * 1024 * 1024)
 
     @property
     def session_ttl_seconds(self) -> int:

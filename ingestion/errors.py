@@ -31,5 +31,9 @@ class InvalidExerciseError(IngestError):
     """A guided-exercise file that breaks the format; the message names the line."""
 
 
+class NotesQuotaError(IngestError):
+    """A private notes file that would take its owner over the notes quota."""
+
+
 class ArchiveTooLargeError(FileTooLargeError):
     """A DOCX or PPTX (a zip package) that would unpack to more than its limits allow."""

@@ -31,6 +31,7 @@ from core.material import (
     SourceFile,
     size_problem,
 )
+from core.notes_quota import NotesQuota, NotesUsage
 from core.outages import FILE_UNAVAILABLE, service_of
 from core.visibility import chunk_visibility, is_private
 from ingestion.captioning import ImageCaptioner
@@ -38,7 +39,8 @@ from ingestion.catalog import course_facts
 from ingestion.chunking import Chunk, chunk_document
 from ingestion.document_identity import identify
 from ingestion.documents import Block, LoadedDocument
-from ingestion.errors import EmptyFileError, FileTooLargeError, IngestError
+from ingestion.errors import EmptyFileError, FileTooLargeError, IngestError, NotesQuotaError
+from ingestion.file_limits import FileLimits, check_count
 from ingestion.identity import document_id, file_sha256
 from ingestion.indexer import ChunkWriter, DocumentMeta
 from ingestion.kinds import infer_kind
@@ -102,13 +104,19 @@ class Ingestor:
         max_bytes: int,
         captioner: ImageCaptioner | None = None,
         catalog: CatalogStore | None = None,
+        limits: FileLimits | None = None,
+        notes_quota: NotesQuota | None = None,
     ) -> None:
+        """`limits` bound each file (the defaults when None); `notes_quota` bounds each
+        student's private notes (the defaults when None)."""
         self.index = index
         self.embedder = embedder
         self.writer = ChunkWriter(index, embedder, sparse)
         self.max_bytes = max_bytes
         self.captioner = captioner
         self.catalog = catalog
+        self.limits = limits or FileLimits()
+        self.notes_quota = notes_quota or NotesQuota()
         self._told_about_images = False
 
     async def ingest(
@@ -133,10 +141,13 @@ class Ingestor:
         # Bounded: the producer stops reading when PREPARED_AHEAD files wait for the embedder.
         prepared: asyncio.Queue[_Prepared | FileResult] = asyncio.Queue(PREPARED_AHEAD)
 
+        # Read before the producer starts: a failure here ends the run instead of the producer.
+        notes = await self._notes(owner_id) if owner_id is not None else None
+
         async def produce() -> None:
             queued: dict[str, str] = {}
             for source in sources:
-                await prepared.put(await self._prepare(source, course_id, owner_id, queued))
+                await prepared.put(await self._prepare(source, course_id, owner_id, queued, notes))
 
         producer = asyncio.create_task(produce())
         try:
@@ -186,18 +197,39 @@ class Ingestor:
                 return True
         return False
 
+    async def _notes(self, owner_id: str) -> dict[str, NotesUsage]:
+        """What a student's private notes hold now, by document id."""
+        return {
+            summary.document_id: NotesUsage(1, summary.pages, summary.file_bytes)
+            for summary in await self.index.notes_of(owner_id)
+        }
+
+    def _check_quota(
+        self, notes: dict[str, NotesUsage] | None, doc_id: str, adding: NotesUsage
+    ) -> None:
+        """Refuse a notes file that takes its owner over the quota; a file sent again counts
+        instead of its earlier version."""
+        if notes is None:
+            return
+        used = sum((usage for doc, usage in notes.items() if doc != doc_id), NotesUsage())
+        refusal = self.notes_quota.refusal(used, adding)
+        if refusal is not None:
+            raise NotesQuotaError(refusal)
+
     async def _prepare(
         self,
         source: SourceFile,
         course_id: str,
         owner_id: str | None,
         queued: dict[str, str],
+        notes: dict[str, NotesUsage] | None = None,
     ) -> _Prepared | FileResult:
         """Check, load and chunk a file: a result when there is nothing to embed (unchanged
         or failed). `queued` holds the documents of this run already prepared (id -> hash):
-        the index does not know them yet."""
+        the index does not know them yet; `notes` (private notes only) what the owner keeps,
+        this run's files included."""
         try:
-            loader = loader_for(source.file_name)
+            loader = loader_for(source.file_name, self.limits)
             size = source.path.stat().st_size
             if size == 0:
                 raise EmptyFileError("the file is empty")
@@ -209,9 +241,12 @@ class Ingestor:
             previous = queued.get(doc_id) or await self.index.document_hash(course_id, doc_id)
             if previous == file_hash:
                 return FileResult(source.file_name, FileStatus.UNCHANGED)
+            self._check_quota(notes, doc_id, NotesUsage(files=1, bytes=size))
 
             with_images = self.captioner is not None
             document = await asyncio.to_thread(loader, source.path, source.file_name, with_images)
+            adding = NotesUsage(1, document.page_count, size)
+            self._check_quota(notes, doc_id, adding)
             self._note_images_skipped(document)
             blocks = document.blocks + await self._captions(document)
             document.blocks = blocks
@@ -226,6 +261,7 @@ class Ingestor:
             )
             if not chunks:
                 raise EmptyFileError("no text could be found in the file")
+            check_count(source.file_name, len(chunks), self.limits.max_chunks, "passages")
             meta = DocumentMeta(
                 course_id=course_id,
                 document_id=doc_id,
@@ -240,8 +276,12 @@ class Ingestor:
                 exercise_source=document.exercise_source,
                 attributes=document.attributes,
                 identity=identify(document),
+                pages=document.page_count,
+                file_bytes=size,
             )
             queued[doc_id] = file_hash
+            if notes is not None:
+                notes[doc_id] = adding
             # The shared catalog is made of course material only, never of private notes.
             facts = course_facts(document, doc_id) if owner_id is None else []
             return _Prepared(source, meta, chunks, document.page_count, previous is not None, facts)

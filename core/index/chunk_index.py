@@ -25,7 +25,7 @@ from core.index import fields as f
 from core.index.edge_client import EdgeQdrantClient
 from core.index.payload import ChunkRecord, DocumentSummary
 from core.index.sparse import SparseVector
-from core.index.tenant import course_filter, maintenance_scope, tenant_filter
+from core.index.tenant import course_filter, maintenance_scope, owner_scope, tenant_filter
 
 log = structlog.get_logger(__name__)
 
@@ -410,6 +410,10 @@ class ChunkIndex:
     ) -> list[DocumentSummary]:
         """For maintenance: the course's public documents, or one owner's private ones."""
         return await self._documents(maintenance_scope(course_id, owner_id))
+
+    async def notes_of(self, owner_id: str) -> list[DocumentSummary]:
+        """One student's private documents in every course (their notes quota counts them)."""
+        return await self._documents(owner_scope(owner_id))
 
     async def _documents(self, scope: models.Filter) -> list[DocumentSummary]:
         counts: dict[str, int] = defaultdict(int)

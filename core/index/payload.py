@@ -44,6 +44,8 @@ class ChunkPayload:
     # embedder without reading the files again; empty = not stored.
     embed_text: str = ""
     identity: DocumentIdentity = field(default_factory=DocumentIdentity)
+    page_count: int = 0
+    file_bytes: int = 0
 
     def to_payload(self) -> dict[str, Any]:
         payload: dict[str, Any] = dict(self.attributes)
@@ -64,6 +66,8 @@ class ChunkPayload:
                 f.CHUNK_INDEX: self.chunk_index,
                 f.CONTENT_HASH: self.content_hash,
                 f.TEXT: self.text,
+                f.PAGE_COUNT: self.page_count,
+                f.FILE_BYTES: self.file_bytes,
             }
         )
         payload.update(self.identity.to_payload())
@@ -133,9 +137,20 @@ class DocumentSummary:
     chunks: int
     private: bool
     file_hash: str | None
+    # 0 for documents stored before these were recorded.
+    pages: int = 0
+    file_bytes: int = 0
 
     # The payload fields `from_payload` reads (for a scroll's payload selector).
-    FIELDS = (f.DOCUMENT_ID, f.FILE_NAME, f.KIND, f.VISIBILITY, f.FILE_HASH)
+    FIELDS = (
+        f.DOCUMENT_ID,
+        f.FILE_NAME,
+        f.KIND,
+        f.VISIBILITY,
+        f.FILE_HASH,
+        f.PAGE_COUNT,
+        f.FILE_BYTES,
+    )
 
     @classmethod
     def from_payload(cls, payload: Mapping[str, Any], chunks: int) -> DocumentSummary:
@@ -146,4 +161,6 @@ class DocumentSummary:
             chunks=chunks,
             private=is_private(payload.get(f.VISIBILITY)),
             file_hash=payload.get(f.FILE_HASH),
+            pages=payload.get(f.PAGE_COUNT) or 0,
+            file_bytes=payload.get(f.FILE_BYTES) or 0,
         )

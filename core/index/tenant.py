@@ -48,6 +48,11 @@ def course_filter(course_id: str, *extra: models.Condition) -> models.Filter:
     )
 
 
+def owner_scope(owner_id: str) -> models.Filter:
+    """One owner's private documents in every course: for the notes quota only."""
+    return models.Filter(must=[_owned_by(owner_id)])
+
+
 def maintenance_scope(
     course_id: str, owner_id: str | None, *extra: models.Condition
 ) -> models.Filter:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from ingestion.documents import LoadedDocument
 from ingestion.errors import UnsupportedFileError
+from ingestion.file_limits import FileLimits
 from ingestion.loaders.docx import load_docx
 from ingestion.loaders.exercise import is_exercise_file, load_exercise
 from ingestion.loaders.markdown import load_markdown
@@ -30,8 +32,10 @@ def supported_types() -> str:
     return ", ".join([*sorted(LOADERS), ".exercise.yaml"])
 
 
-def loader_for(file_name: str) -> Loader:
-    """The loader for a file name's type, or UnsupportedFileError naming what is supported."""
+def loader_for(file_name: str, limits: FileLimits | None = None) -> Loader:
+    """The loader for a file name's type, bound to `limits` (the defaults when None), or
+    UnsupportedFileError naming what is supported."""
+    limits = limits or FileLimits()
     if is_exercise_file(file_name):
         return load_exercise
     suffix = Path(file_name).suffix.lower()
@@ -40,4 +44,8 @@ def loader_for(file_name: str) -> Loader:
         kinds = supported_types()
         shown = f"'{suffix}'" if suffix else "a file without an extension"
         raise UnsupportedFileError(f"{shown} is not a supported type (supported: {kinds})")
+    if loader is load_pdf:
+        return partial(load_pdf, max_pages=limits.max_pdf_pages)
+    if loader is load_pptx:
+        return partial(load_pptx, max_slides=limits.max_deck_slides)
     return loader

@@ -23,6 +23,7 @@ import structlog
 
 from ingestion.documents import Block, BlockKind, DocumentKind, ImageRef, LoadedDocument
 from ingestion.errors import CorruptFileError, EmptyFileError, EncryptedFileError
+from ingestion.file_limits import check_count
 from ingestion.loaders.text_cleanup import (
     MIN_IMAGE_SIDE,
     clean_text,
@@ -92,7 +93,11 @@ class _Layout:
     body_height: float
 
 
-def load_pdf(path: Path, file_name: str, with_images: bool = False) -> LoadedDocument:
+def load_pdf(
+    path: Path, file_name: str, with_images: bool = False, *, max_pages: int | None = None
+) -> LoadedDocument:
+    """`max_pages`: a PDF with more pages is refused from its page count, before any text is
+    read (None: no limit)."""
     try:
         pdf = pdfium.PdfDocument(path)
     except pdfium.PdfiumError as error:
@@ -110,6 +115,7 @@ def load_pdf(path: Path, file_name: str, with_images: bool = False) -> LoadedDoc
             f"{file_name} could not be read as a PDF: it may be damaged or not a PDF at all."
         ) from error
     try:
+        check_count(file_name, len(pdf), max_pages, "pages")
         title = document_title(pdf.get_metadata_dict().get("Title"), file_name)
         pages = list(_read_pages(pdf, file_name, with_images))
     finally:

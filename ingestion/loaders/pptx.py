@@ -23,6 +23,7 @@ from pptx.text.text import _Paragraph
 
 from ingestion.documents import Block, BlockKind, DocumentKind, ImageRef, LoadedDocument
 from ingestion.errors import CorruptFileError, EmptyFileError, EncryptedFileError
+from ingestion.file_limits import check_count
 from ingestion.loaders.archive_limits import ArchiveLimits, EncryptedMemberError, check_archive
 from ingestion.loaders.text_cleanup import (
     clean_text,
@@ -46,13 +47,16 @@ def load_pptx(
     with_images: bool = False,
     *,
     limits: ArchiveLimits | None = None,
+    max_slides: int | None = None,
 ) -> LoadedDocument:
-    """`limits` bound what the package may unpack to (the defaults suit course files)."""
+    """`limits` bound what the package may unpack to (the defaults suit course files);
+    `max_slides`: a deck with more slides is refused before any slide is read."""
     if is_ole_container(path):
         raise _encrypted(file_name)
     try:
         check_archive(path, file_name, limits)
         presentation = Presentation(str(path))
+        check_count(file_name, len(presentation.slides), max_slides, "slides")
         blocks: list[Block] = []
         images: list[ImageRef] = []
         for number, slide in enumerate(presentation.slides, start=1):

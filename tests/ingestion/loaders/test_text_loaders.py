@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,7 @@ from ingestion.documents import BlockKind
 from ingestion.errors import CorruptFileError, UnsupportedFileError
 from ingestion.loaders import loader_for
 from ingestion.loaders.markdown import load_markdown
+from ingestion.loaders.pdf import load_pdf
 from ingestion.loaders.plain_text import load_text
 
 
@@ -52,7 +54,9 @@ def test_binary_content_in_a_text_file_is_refused(tmp_path: Path) -> None:
 def test_loader_for_refuses_unknown_types() -> None:
     with pytest.raises(UnsupportedFileError, match=r"'\.exe' is not a supported type"):
         loader_for("setup.exe")
-    assert loader_for("Slides.PDF") is loader_for("x.pdf")
+    upper, lower = loader_for("Slides.PDF"), loader_for("x.pdf")
+    assert isinstance(upper, partial) and isinstance(lower, partial)
+    assert upper.func is lower.func is load_pdf
 
 
 @pytest.mark.parametrize("name", ["notes.md", "notes.txt"])
