@@ -42,6 +42,8 @@ class DocumentMeta:
     exercise_source: str | None = None
     attributes: dict[str, str] = field(default_factory=dict)
     identity: DocumentIdentity = field(default_factory=DocumentIdentity)
+    pages: int = 0
+    file_bytes: int = 0
 
     @property
     def visibility(self) -> Visibility:
@@ -62,12 +64,24 @@ class ChunkWriter:
         on_embedded: EmbeddedCallback | None = None,
     ) -> None:
         vectors, units = await self._embed(chunks, on_embedded)
-        points = await asyncio.to_thread(self._points, meta, chunks, vectors, units, generation)
+        written: list[str] = []
         try:
-            for start in range(0, len(points), UPSERT_BATCH):
-                await self.index.upsert(points[start : start + UPSERT_BATCH])
+            # Points are built a batch at a time: a point holds its vectors as Python floats
+            # (~50 KB with its unit vectors), so a whole large file's would take gigabytes.
+            for start in range(0, len(chunks), UPSERT_BATCH):
+                end = start + UPSERT_BATCH
+                batch = await asyncio.to_thread(
+                    self._points,
+                    meta,
+                    chunks[start:end],
+                    vectors[start:end],
+                    units[start:end],
+                    generation,
+                )
+                written.extend(str(p.id) for p in batch)
+                await self.index.upsert(batch)
         except BaseException:
-            await self.index.delete_points([str(p.id) for p in points])
+            await self.index.delete_points(written)
             raise
         await self.index.delete_document(
             meta.course_id, meta.document_id, keep_generation=generation
@@ -122,6 +136,8 @@ class ChunkWriter:
                 attributes=meta.attributes,
                 embed_text=chunk.embed_text,
                 identity=meta.identity,
+                page_count=meta.pages,
+                file_bytes=meta.file_bytes,
             )
             named: dict[str, models.Vector] = {
                 f.DENSE: vector.tolist(),

@@ -13,7 +13,7 @@ from fpdf import FPDF
 from core.context import Audience, Context
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.index import ChunkIndex, SparseEncoder
-from ingestion import FileStatus, Ingestor, IngestProgress, SourceFile, discover
+from ingestion import FileStatus, Ingestor, IngestProgress, SourceFile, discover, indexer
 
 COURSE = "math101"
 
@@ -142,6 +142,44 @@ async def test_failed_write_leaves_the_old_version_in_place(
     monkeypatch.setattr(index, "upsert", failing_upsert)
     report = await ingestor.ingest([SourceFile.at(path)], COURSE)
     assert report.results[0].status is FileStatus.FAILED
+    stored = await texts(index, student())
+    assert "Version one" in stored and "Version two" not in stored
+
+
+async def test_a_write_failing_after_some_batches_removes_the_batches_written(
+    ingestor: Ingestor, index: ChunkIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Points are built and written a batch at a time (memory): a failure part way removes
+    what this version wrote, and the old version stays whole."""
+    monkeypatch.setattr(indexer, "UPSERT_BATCH", 2)
+    path = write(tmp_path / "policies.md", "# Policies\n\nVersion one of the rules.\n")
+    await ingestor.ingest([SourceFile.at(path)], COURSE)
+    sections = "".join(
+        f"# Rule {n}\n\nVersion two of rule {n}. " + "More. " * 200 for n in range(6)
+    )
+    write(path, sections)
+    upsert = index.upsert
+    batches: list[int] = []
+
+    async def failing_third_upsert(points):
+        batches.append(len(points))
+        if len(batches) == 3:
+            raise ConnectionError("qdrant went away")
+        await upsert(points)
+
+    built: list[int] = []
+    points = ingestor.writer._points
+
+    def counted_points(meta, chunks, *rest):
+        built.append(len(chunks))
+        return points(meta, chunks, *rest)
+
+    monkeypatch.setattr(index, "upsert", failing_third_upsert)
+    monkeypatch.setattr(ingestor.writer, "_points", counted_points)
+    report = await ingestor.ingest([SourceFile.at(path)], COURSE)
+
+    assert report.results[0].status is FileStatus.FAILED
+    assert batches == [2, 2, 2] and built == [2, 2, 2]
     stored = await texts(index, student())
     assert "Version one" in stored and "Version two" not in stored
 
