@@ -151,7 +151,7 @@ class Settings(BaseSettings):
     # hundred pages and a lecture deck to under 100 slides, so 2,000 pages and 500 slides
     # leave room for any real file while a 16 MB PDF of 100,000 pages is refused before its
     # text is read. Chunks bound the formats without pages (a 50 MB text file) the same way:
-    # a 2,000-page reader makes ~6,000.
+    # a 2,000-page reader makes ~4,600.
     max_pdf_pages: int = Field(2000, gt=0, description="Pages one PDF may have.")
     max_deck_slides: int = Field(500, gt=0, description="Slides one PowerPoint deck may have.")
     max_file_chunks: int = Field(
