@@ -109,3 +109,12 @@ def fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text.casefold().replace("đ", "d"))
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return " ".join(bare.split())
+
+
+_NOT_WORD = re.compile(r"[^\w]+|_")
+
+
+def fold_name(text: str) -> str:
+    """Folded (see `fold`) with punctuation and underscores as spaces: "Đàn Bầu" and
+    "dan bau", "K20-K21" and "k20 k21" compare equal."""
+    return " ".join(_NOT_WORD.sub(" ", fold(text)).split())

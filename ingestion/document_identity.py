@@ -8,23 +8,17 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from core.documents.identity import DocumentIdentity, codes_in, fold_name
+from core.course_codes import codes_in, document_codes_in, intakes_in, names_a_programme
+from core.documents.identity import DocumentIdentity
+from core.text import fold_name
 from ingestion.documents import Block, BlockKind, LoadedDocument
 
-# A whole-token document code with an underscore or digits inside (AI17_COM_1, BIT_AI_K20D-21A).
-_TOKEN_CODE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_\-][A-Za-z0-9]+)+$")
-# Intakes in a curriculum's code or title: "K18D-K19A", "K20D-21A", "20D-21A", "K19".
-_INTAKES = re.compile(
-    r"(?<![A-Za-z0-9])K?(\d{2})[A-Z]?(?:\s*[-–]\s*K?(\d{2})[A-Z]?)?(?![0-9])", re.I
-)
 _YEAR = re.compile(r"(?<!\d)(19|20)(\d{2})(?!\d)")
 # Key/value table keys whose value names the document (folded, without the colon).
 _NAME_KEYS = ("syllabus name", "syllabus english", "english name", "name", "course name",
               "course title", "subject name", "title")  # fmt: skip
 _CODE_KEYS = ("subject code", "course code", "curriculum code", "curriculumcode", "code",
               "course number")  # fmt: skip
-# Titles of documents that describe a whole programme.
-_PROGRAMME = re.compile(r"\b(curriculum|programme|program of study|study plan)\b", re.I)
 # Leading words of a title that say what the document is, not which one.
 _TITLE_LABEL = re.compile(r"^\s*(syllabus|curriculum|pathway|course)\s*:\s*", re.I)
 # A name shorter than this (folded) is too vague to steer retrieval ("ai", "name").
@@ -42,7 +36,7 @@ def identify(document: LoadedDocument) -> DocumentIdentity:
     names = _names(
         [_TITLE_LABEL.sub("", title), *(v for k, v in fields.items() if k in _NAME_KEYS)]
     )
-    programme = bool(_PROGRAMME.search(title)) or any("curriculum" in k for k in fields)
+    programme = names_a_programme(title) or any("curriculum" in k for k in fields)
     version, family = _version(title, code_texts, programme)
     return DocumentIdentity(
         codes=tuple(codes),
@@ -69,11 +63,8 @@ def _key_values(blocks: list[Block]) -> dict[str, str]:
 def _codes(texts: list[str]) -> list[str]:
     found: list[str] = []
     for text in texts:
-        for code, _where in codes_in(text):
-            _add(found, code)
-        for word in text.replace(":", " ").split():
-            if _TOKEN_CODE.match(word) and any(c.isdigit() for c in word):
-                _add(found, fold_name(word))
+        for code in (*codes_in(text), *document_codes_in(text)):
+            _add(found, code.key)
     return found
 
 
@@ -93,10 +84,9 @@ def _version(title: str, code_texts: list[str], programme: bool) -> tuple[tuple[
     """A programme document's intakes ("K20D-21A" -> (20, 21)), or a year in its title; the
     family is the folded title without them, so the versions of one curriculum share it."""
     for text in (*code_texts, title):
-        match = _INTAKES.search(_TITLE_LABEL.sub("", text)) if programme else None
-        if match:
-            numbers = tuple(int(n) for n in match.groups() if n)
-            return numbers, "programme"
+        intakes = intakes_in(_TITLE_LABEL.sub("", text), bare_cohorts=True) if programme else []
+        if intakes:
+            return intakes[0].numbers, "programme"
     year = _YEAR.search(title)
     if year:
         family = fold_name(_YEAR.sub(" ", _TITLE_LABEL.sub("", title)))

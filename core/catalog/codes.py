@@ -1,7 +1,7 @@
-"""Course codes and the prerequisite cells that name them.
+"""The prerequisite cells that name courses.
 
-Codes are compared folded (case and accents ignored). A cell of prerequisites is free text
-("CSD203", "MAE101 or MAC101", "AIL30x and (PRP201c or PFP191)", "None", "Không", an OJT
+What a code is, and how codes compare, is `core.course_codes`'s. A cell of prerequisites is
+free text ("CSD203", "MAE101 or MAC101", "AIL30x and (PRP201c or PFP191)", "None", "Không", an OJT
 rule in words): `parse_prerequisites` reads the and/or structure where the cell is only codes
 and connectives, and otherwise keeps the codes it names with the cell as a condition to
 read, so nothing the table says is dropped or invented."""
@@ -9,16 +9,13 @@ read, so nothing the table says is dropped or invented."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from enum import StrEnum
 
+from core.course_codes import codes_in, drop_codes, is_code
 from core.text import fold
 
-# A course code in running text: letters, three digits (the last may be "x", a family such as
-# AIL30x), an optional lowercase suffix (DAT301m, NLP301c).
-CODE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z]{2,5}\d{2}[0-9xX][a-z]?)(?![A-Za-z0-9_])")
-# A table's code cell: one short token starting with a letter (PEN, PHE_COM*1, AI17_GRA_ELE).
-_CODE_CELL = re.compile(r"^[A-Za-z][A-Za-z0-9_*.\-]{1,19}$")
 _NONE_WORDS = {"none", "no", "khong", "n/a", "na", "nil", "-", "--", "0", "nothing"}
 # "PRO192 (not applied to the BIT_AI and BA programs)": listed, but waived by the note.
 # A note in parentheses waiving the code before it. Parentheses are found first and their
@@ -27,29 +24,17 @@ _PARENTHESISED = re.compile(r"\(([^()]*)\)")
 _WAIVER_WORDS = re.compile(r"not appl|kh[oô]ng [aá]p d[uụ]ng|not required|waived", re.IGNORECASE)
 # Words before a code that make it apply to some students only ("students choosing JS combo
 # ... have to pass JPD133").
-_CONDITIONAL = re.compile(r"\b(?:choosing|if|only for|for students|students who|unless)\b")
-_TOKEN = re.compile(r"\s*(\(|\)|,|;|&|\+|/|\band\b|\bor\b|\bva\b|\bhoac\b|[^\s(),;&+/]+)")
-
-
-def looks_like_code_cell(cell: str) -> bool:
-    return bool(_CODE_CELL.match(cell.strip()))
-
-
-def is_code(text: str) -> bool:
-    return bool(CODE_IN_TEXT.fullmatch(text.strip()))
-
-
-def is_family(code: str) -> bool:
-    """AIL30x: any AIL30 course."""
-    return is_code(code) and code.strip()[-1] in "xX" and code.strip()[-2].isdigit()
-
-
-def code_matches(pattern: str, code: str) -> bool:
-    """Whether `code` is `pattern` or, for a family like AIL30x, one of its courses."""
-    pattern, code = fold(pattern), fold(code)
-    if is_family(pattern):
-        return bool(re.fullmatch(re.escape(pattern[:-1]) + r"\d[a-z]?", code))
-    return pattern == code
+_CONDITIONAL = re.compile(
+    r"\b(?:choosing|if|only for|for students|students who|unless)\b", re.IGNORECASE
+)
+# Where a list item or a sentence of a cell ends: a code's conditions are in its own.
+_ITEM_END = re.compile(r"(?:^|\s)(?:-|\d+\.)\s|[.;]\s")
+# A token of a cell: a parenthesis, a joining word or sign, a code written with a space
+# inside ("CS 101", bounded), or any other run of characters.
+_TOKEN = re.compile(
+    r"\s*(\(|\)|,|;|&|\+|/|(?i:\band\b|\bor\b|\bva\b|\bhoac\b)"
+    r"|[A-Za-z]{2,5} \d{2,3}[0-9xX][A-Za-z]?(?![A-Za-z0-9])|[^\s(),;&+/]+)"
+)
 
 
 class Kind(StrEnum):
@@ -110,18 +95,18 @@ def parse_prerequisites(raw: str) -> Prerequisites:
     if not text or all(word in _NONE_WORDS for word in fold(text).replace(".", "").split()):
         return Prerequisites(raw=text)
     waived: list[tuple[str, str]] = []
+    codes = codes_in(text)
+    code_ends = [code.start + len(code.written) for code in codes]
 
     def waive(match: re.Match[str]) -> str:
         if not _WAIVER_WORDS.search(match.group(1)):
             return match.group(0)
-        before = CODE_IN_TEXT.findall(text[: match.start()])
-        if before:
-            waived.append((before[-1], match.group(1).strip()))
+        before = bisect_right(code_ends, match.start()) - 1
+        if before >= 0:
+            waived.append((codes[before].written, match.group(1).strip()))
         return " "
 
-    remaining = _PARENTHESISED.sub(waive, text)
-    for code, _ in waived:
-        remaining = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(code)}(?![A-Za-z0-9_])", " ", remaining)
+    remaining = drop_codes(_PARENTHESISED.sub(waive, text), {code for code, _ in waived})
     if waived and not re.search(r"[A-Za-z0-9]", remaining):
         return Prerequisites(raw=text, waived=tuple(waived))
     strict = _strict(remaining)
@@ -129,11 +114,17 @@ def parse_prerequisites(raw: str) -> Prerequisites:
         return Prerequisites(raw=text, requirement=strict, waived=tuple(waived))
     required: list[str] = []
     conditional: list[str] = []
-    for match in CODE_IN_TEXT.finditer(remaining):
-        segment = re.split(r"(?:^|\s)(?:-|\d+\.)\s|[.;]\s", remaining[: match.start()])[-1]
-        target = conditional if _CONDITIONAL.search(fold(segment)) else required
-        if match.group(1) not in target:
-            target.append(match.group(1))
+    # Both found once, not again in the text before each code: a cell of thousands of codes
+    # is read in one pass.
+    item_starts = [0, *(m.end() for m in _ITEM_END.finditer(remaining))]
+    conditions = [(m.end(), m.start()) for m in _CONDITIONAL.finditer(remaining)]
+    for code in codes_in(remaining):
+        item_start = item_starts[bisect_right(item_starts, code.start) - 1]
+        last = bisect_right(conditions, (code.start, len(remaining))) - 1
+        in_condition = last >= 0 and conditions[last][1] >= item_start
+        target = conditional if in_condition else required
+        if code.written not in target:
+            target.append(code.written)
     return Prerequisites(
         raw=text,
         requirement=_all([Requirement.course(code) for code in required]),

@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from core.catalog.codes import CODE_IN_TEXT, Kind, Prerequisites, Requirement, fold
+from core.catalog.codes import Kind, Prerequisites, Requirement
 from core.catalog.extract import CourseFact
 from core.catalog.graph import Catalog, Course, Eligibility, Outcome
 from core.catalog.intent import Asked, CatalogQuestion, asks_catalog, carried_over, read_question
 from core.catalog.profile import PROFILE_USAGE, StudentProfile, parse_profile
 from core.catalog.store import CatalogStore
 from core.context import Context
+from core.course_codes import code_key, is_code
 from core.errors import BadInputError
 from core.replies import Answer, Citation, Notice
 from core.visibility import reads_alone
@@ -447,7 +448,7 @@ def _canonical(catalog: Catalog, typed: str) -> str:
     resolution = catalog.resolve(typed)
     if resolution.outcome is Outcome.FOUND and resolution.course is not None:
         return resolution.course.code
-    if CODE_IN_TEXT.fullmatch(typed):
+    if is_code(typed):
         return typed
     if resolution.outcome is Outcome.AMBIGUOUS:
         shown = ", ".join(c.code for c in resolution.candidates[:MAX_CANDIDATES])
@@ -510,9 +511,9 @@ def _number(value: float | None) -> str:
 
 
 def _missing_text(requirement: Requirement, profile: StudentProfile) -> str:
-    failed = {fold(c) for c in profile.failed}
+    failed = {code_key(c) for c in profile.failed}
     if requirement.kind is Kind.COURSE:
-        mark = " (failed)" if fold(requirement.code) in failed else ""
+        mark = " (failed)" if code_key(requirement.code) in failed else ""
         return f"{requirement.code}{mark}"
     return (
         f"one of {requirement.render()}" if requirement.kind is Kind.ANY else requirement.render()

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from core.catalog.codes import fold, looks_like_code_cell
+from core.course_codes import first_intake, looks_like_code_cell
+from core.text import fold
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +254,6 @@ def _integer(text: str) -> int | None:
 _DATED = re.compile(r"dated\s+(\d{1,2})/(\d{1,2})/(\d{4})", re.IGNORECASE)
 _SLASHED = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-_INTAKE = re.compile(r"(?<![A-Za-z])K(\d{2})(?!\d)", re.IGNORECASE)
 
 
 def document_version(
@@ -269,7 +269,7 @@ def document_version(
     approved = next((v for k, v in pairs.items() if "approved" in k and "date" in k), "")
     stated = _date(decision) or _date(approved) or next(filter(None, map(_date, texts)), None)
     intake = next(
-        (int(m.group(1)) for s in (curriculum, title, file_name) if (m := _INTAKE.search(s))),
+        (n for s in (curriculum, title, file_name) if (n := first_intake(s)) is not None),
         None,
     )
     label = curriculum or (f"decision {decision}" if decision else "") or title

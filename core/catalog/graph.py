@@ -12,17 +12,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.catalog.codes import (
-    CODE_IN_TEXT,
-    Kind,
-    Prerequisites,
-    Requirement,
-    code_matches,
-    fold,
-    is_family,
-    parse_prerequisites,
-)
+from core.catalog.codes import Kind, Prerequisites, Requirement, parse_prerequisites
 from core.catalog.extract import CourseFact, DocumentVersion
+from core.course_codes import (
+    PREFIX_LETTERS_TO_ANSWER,
+    code_key,
+    codes_in,
+    document_codes_in,
+    in_family,
+    is_family,
+    prefixes_in,
+)
+from core.text import fold
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +86,7 @@ class Catalog:
     def __init__(self, facts: Iterable[CourseFact]) -> None:
         by_code: dict[str, list[CourseFact]] = {}
         for fact in facts:
-            by_code.setdefault(fold(fact.code), []).append(fact)
+            by_code.setdefault(code_key(fact.code), []).append(fact)
         self._courses = {
             key: Course(rows[0].code, tuple(sorted(rows, key=_newest_first)))
             for key, rows in by_code.items()
@@ -102,24 +103,25 @@ class Catalog:
         return list(self._courses.values())
 
     def get(self, code: str) -> Course | None:
-        return self._courses.get(fold(code))
+        return self._courses.get(code_key(code))
 
     # Resolution: the one place a typed code, prefix or name becomes a course ---------------
 
     def resolve(self, query: str) -> Resolution:
-        """Case and accents ignored: an exact code; a unique code prefix ("MAE" -> MAE101);
-        an exact name, or a unique name containing every word typed. Several matches are
-        AMBIGUOUS (with the candidates), none UNKNOWN."""
+        """Case and accents ignored: an exact code (written "CS 101", "cs-101" or "CS101"); a
+        unique code prefix ("MAE" -> MAE101); an exact name, or a unique name containing
+        every word typed. Several matches are AMBIGUOUS (with the candidates), none UNKNOWN."""
         wanted = fold(query).strip(" ?.!,;:'\"")
         if not wanted:
             return Resolution(query, Outcome.UNKNOWN)
-        exact = self._courses.get(wanted)
+        exact = self.get(wanted)
         if exact is not None:
             return Resolution(query, Outcome.FOUND, exact)
         if is_family(wanted):
             return _resolution(query, self.matching(wanted))
         if " " not in wanted:
-            prefixed = [c for k, c in self._courses.items() if k.startswith(wanted)]
+            key = code_key(wanted)
+            prefixed = [c for k, c in self._courses.items() if k.startswith(key)]
             if prefixed:
                 return _resolution(query, prefixed)
         named = [c for c in self._courses.values() if wanted in _names(c)]
@@ -133,19 +135,19 @@ class Catalog:
         return _resolution(query, containing)
 
     def mentioned(self, text: str) -> list[Course]:
-        """Courses a sentence names unambiguously, in order: codes (any case), upper-case
-        code prefixes of three letters or more ("MAE"), and whole course names."""
+        """Courses a sentence names unambiguously, in order: codes (any case, "cs 101"),
+        document codes ("AI17_COM_1"), upper-case code prefixes of three letters or more
+        ("MAE"), and whole course names."""
         found: list[tuple[int, Course]] = []
-        for match in CODE_IN_TEXT.finditer(text):
-            course = self.get(match.group(1))
+        for code in (*codes_in(text, typed=True), *document_codes_in(text)):
+            course = self._courses.get(code.key)
             if course is not None:
-                found.append((match.start(), course))
-        for match in re.finditer(r"(?<![A-Za-z0-9_])([A-Z]{3,5}\d{0,2})(?![A-Za-z0-9_])", text):
+                found.append((code.start, course))
+        for prefix, where in prefixes_in(text, letters=PREFIX_LETTERS_TO_ANSWER):
             # A code prefix only: an upper-case word ("FINAL") is not a course name.
-            prefix = fold(match.group(1))
             prefixed = [c for k, c in self._courses.items() if k.startswith(prefix)]
             if len(prefixed) == 1:
-                found.append((match.start(), prefixed[0]))
+                found.append((where, prefixed[0]))
         folded = fold(text)
         taken: list[tuple[int, int]] = []
         names = sorted(
@@ -192,7 +194,7 @@ class Catalog:
         if not is_family(code):
             course = self.get(code)
             return [course] if course else []
-        return [c for c in self._courses.values() if code_matches(code, c.code)]
+        return [c for c in self._courses.values() if in_family(code, c.code)]
 
     def chain(self, course: Course) -> list[tuple[int, str, Course | None, bool]]:
         """The prerequisite tree below `course`, depth first: (depth, required code, its
@@ -221,7 +223,7 @@ class Catalog:
             other
             for other in self._courses.values()
             if other.code != course.code
-            and any(code_matches(code, course.code) for code in _codes(other.requirement()))
+            and any(in_family(code, course.code) for code in _codes(other.requirement()))
         ]
 
     def unlocks_later(self, course: Course) -> list[Course]:
@@ -252,7 +254,7 @@ class Catalog:
         """Courses that cannot be taken while `failed` are not passed, whatever else is:
         their prerequisites have no way round the failed courses, directly or down the
         chain. A required course the catalog does not list counts as available."""
-        blocked = {fold(code) for code in failed}
+        blocked = {code_key(code) for code in failed}
         changed = True
         while changed:
             changed = False
@@ -260,7 +262,7 @@ class Catalog:
                 if key not in blocked and not self._reachable(course.requirement(), blocked):
                     blocked.add(key)
                     changed = True
-        failed_keys = {fold(code) for code in failed}
+        failed_keys = {code_key(code) for code in failed}
         return [c for k, c in self._courses.items() if k in blocked and k not in failed_keys]
 
     def _reachable(self, requirement: Requirement | None, blocked: set[str]) -> bool:
@@ -269,8 +271,8 @@ class Catalog:
         if requirement.kind is Kind.COURSE:
             targets = self.matching(requirement.code)
             if not targets:
-                return fold(requirement.code) not in blocked
-            return any(fold(t.code) not in blocked for t in targets)
+                return code_key(requirement.code) not in blocked
+            return any(code_key(t.code) not in blocked for t in targets)
         results = [self._reachable(part, blocked) for part in requirement.parts]
         return all(results) if requirement.kind is Kind.ALL else any(results)
 
@@ -303,7 +305,7 @@ def satisfied(requirement: Requirement | None, passed: Sequence[str]) -> bool:
     if requirement is None:
         return True
     if requirement.kind is Kind.COURSE:
-        return any(code_matches(requirement.code, code) for code in passed)
+        return any(in_family(requirement.code, code) for code in passed)
     results = [satisfied(part, passed) for part in requirement.parts]
     return all(results) if requirement.kind is Kind.ALL else any(results)
 

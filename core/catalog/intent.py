@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.catalog.codes import fold
 from core.catalog.graph import Catalog, Course
+from core.course_codes import first_intake
+from core.text import fold
 
 
 class Asked(StrEnum):
@@ -41,7 +42,6 @@ _PATTERNS = {
 }
 _COMPILED = {asked: re.compile(pattern) for asked, pattern in _PATTERNS.items()}
 _SEMESTER = re.compile(r"\bsemester (\d{1,2})\b|\bhoc ky (\d{1,2})\b")
-_INTAKE = re.compile(r"(?<![a-z])k(\d{2})(?!\d)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,5 +102,5 @@ def read_question(
     folded = fold(question)
     semesters = [int(g) for m in _SEMESTER.finditer(folded) for g in m.groups() if g]
     semester = semesters[-1] if semesters else None
-    intake = next((int(m.group(1)) for m in _INTAKE.finditer(folded)), None)
+    intake = first_intake(question)
     return CatalogQuestion(asked, tuple(courses), semester, intake)

@@ -3,37 +3,15 @@ of documents it is a version of, and its version.
 
 Written by `ingestion.document_identity` and read by `core.documents.directory`. Codes and
 names are stored folded (case, accents and punctuation ignored, see `fold_name`) so a question
-is matched by comparing folded words only."""
+is matched by comparing folded words only; what a code is, is `core.course_codes`'s."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from core.index import fields as f
-from core.text import fold
-
-_NOT_WORD = re.compile(r"[^\w]+|_")
-# A course code: letters, then digits and an optional suffix letter (DAT301m, CS 101, MIE380,
-# MKTG-497G). Documents are read with capitals only ("Spring 2022" in a title is no code);
-# questions in any case, the way students type them.
-_CODE = r"(?<![A-Za-z0-9])([A-Z]{2,5})[ \-]?(\d{3,4}[A-Za-z]?)(?![A-Za-z0-9])"
-_CAPITAL_CODE = re.compile(_CODE)
-_ANY_CASE_CODE = re.compile(_CODE, re.IGNORECASE)
-
-
-def fold_name(text: str) -> str:
-    """Folded (see `core.text.fold`) with punctuation and underscores as spaces:
-    "Đàn Bầu" and "dan bau", "K20-K21" and "k20 k21" compare equal."""
-    return " ".join(_NOT_WORD.sub(" ", fold(text)).split())
-
-
-def codes_in(text: str, *, any_case: bool = False) -> list[tuple[str, int]]:
-    """The course codes in `text`, folded without the space ("cs101"), with where each is."""
-    pattern = _ANY_CASE_CODE if any_case else _CAPITAL_CODE
-    return [(fold_name(m.group(1) + m.group(2)), m.start()) for m in pattern.finditer(text)]
 
 
 @dataclass(frozen=True, slots=True)

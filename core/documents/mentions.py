@@ -1,27 +1,29 @@
 """Which of a course's documents a question names, and which it should not be steered to.
 
-A question names a document by a code ("DAT301m", "cs 101"), a unique code prefix written in
-capitals ("MAS" when only MAS291 starts so), a name or alias ("Machine Learning", "dan bau"),
-or, for a versioned document, its version ("K19-K20", "K20"): case and accents ignored. A
-name or prefix that fits several documents names none of them. Older versions of a document
-are superseded unless the question names them."""
+A question names a document by a code ("DAT301m", "cs 101"; a family, "AIL30x", names each
+of its courses' documents), a unique code prefix written in capitals ("MAS" when only MAS291
+starts so), a name or alias ("Machine Learning", "dan bau"), or, for a versioned document,
+its version ("K19-K20", "K20"): case and accents ignored. A name or prefix that fits several
+documents names none of them. Older versions of a document are superseded unless the
+question names them. Codes, prefixes, intakes and programme words are `core.course_codes`'s."""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from core.documents.identity import DocumentIdentity, codes_in, fold_name
-
-# A code prefix the way students write one: capitals, maybe the first digits ("MAS", "MAE1").
-_PREFIX = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2,5}\d{0,2})(?![A-Za-z0-9])")
-_INTAKES = re.compile(r"(?<![a-z0-9])k(\d{2})(?:\s*[-–]?\s*k(\d{2}))?(?![0-9])")
-# Words of a question about the programme as a whole, which the programme document answers.
-_PROGRAMME = re.compile(
-    r"\b(semesters?|curriculum|programme|program|plos?|ojt|combos?|speciali[sz]ations?)\b"
+from core.course_codes import (
+    PREFIX_LETTERS_TO_STEER,
+    asks_about_programme,
+    codes_in,
+    in_family,
+    intakes_in,
+    prefixes_in,
 )
+from core.documents.identity import DocumentIdentity
+from core.text import fold_name
+
 # A one-word name is too vague to steer retrieval unless it is this long.
 MIN_ONE_WORD_NAME = 8
 
@@ -50,28 +52,33 @@ def mentions(question: str, documents: Mapping[str, DocumentIdentity]) -> Mentio
         *_by_code(question, documents),
         *_by_prefix(question, documents),
         *_by_name(folded, documents),
-        *_by_version(folded, documents),
+        *_by_version(question, documents),
     ):
         found[doc] = min(position, found.get(doc, position))
     named = tuple(sorted(found, key=found.__getitem__))
     superseded = _superseded(documents, set(named))
-    return Mentions(named, superseded, _programme(folded, documents, set(named), superseded))
+    return Mentions(named, superseded, _programme(question, documents, set(named), superseded))
 
 
 def _by_code(question: str, documents: Mapping[str, DocumentIdentity]) -> list[tuple[str, int]]:
     hits = []
-    for code, where in codes_in(question, any_case=True):
-        hits.extend((doc, where) for doc, i in documents.items() if code in i.codes)
+    for code in codes_in(question, typed=True):
+        if code.family:
+            owners = [
+                d for d, i in documents.items() if any(in_family(code.key, c) for c in i.codes)
+            ]
+        else:
+            owners = [d for d, i in documents.items() if code.key in i.codes]
+        hits.extend((doc, code.start) for doc in owners)
     return hits
 
 
 def _by_prefix(question: str, documents: Mapping[str, DocumentIdentity]) -> list[tuple[str, int]]:
     hits = []
-    for match in _PREFIX.finditer(question):
-        prefix = fold_name(match.group(1))
+    for prefix, where in prefixes_in(question, letters=PREFIX_LETTERS_TO_STEER):
         owners = [doc for doc, i in documents.items() if any(c.startswith(prefix) for c in i.codes)]
         if len(owners) == 1:
-            hits.append((owners[0], match.start()))
+            hits.append((owners[0], where))
     return hits
 
 
@@ -90,14 +97,14 @@ def _by_name(folded: str, documents: Mapping[str, DocumentIdentity]) -> list[tup
     return hits
 
 
-def _by_version(folded: str, documents: Mapping[str, DocumentIdentity]) -> list[tuple[str, int]]:
+def _by_version(question: str, documents: Mapping[str, DocumentIdentity]) -> list[tuple[str, int]]:
     """ "K19-K20" names the version with those intakes; "K20" alone the one starting with it."""
     hits = []
-    for match in _INTAKES.finditer(folded):
-        wanted = tuple(int(n) for n in match.groups() if n)
+    for intakes in intakes_in(question):
+        wanted = intakes.numbers
         for doc, identity in documents.items():
             if identity.family and identity.version[: len(wanted)] == wanted:
-                hits.append((doc, match.start()))
+                hits.append((doc, intakes.start))
     return hits
 
 
@@ -114,12 +121,12 @@ def _superseded(documents: Mapping[str, DocumentIdentity], named: set[str]) -> f
 
 
 def _programme(
-    folded: str,
+    question: str,
     documents: Mapping[str, DocumentIdentity],
     named: set[str],
     superseded: frozenset[str],
 ) -> str | None:
-    if not _PROGRAMME.search(folded):
+    if not asks_about_programme(question):
         return None
     current = [d for d, i in documents.items() if i.programme and d not in superseded]
     if any(documents[d].programme for d in named) or len(current) != 1:

@@ -8,6 +8,13 @@ from __future__ import annotations
 import pytest
 
 from core.catalog.codes import parse_prerequisites
+from core.course_codes import (
+    asks_about_programme,
+    codes_in,
+    document_codes_in,
+    intakes_in,
+    prefixes_in,
+)
 from core.exercises.expressions import _TOKEN, ExpressionTooLarge, prepare_expression, read_number
 from core.lessons.profiles import split_ideas
 from core.text import names_a_file
@@ -56,3 +63,22 @@ def test_a_slide_edit_request_with_a_long_run_of_spaces_splits_at_once() -> None
 
     assert _THEN_SHORTEN.split("the quiz" + " " * RUN + "x") == ["the quiz" + " " * RUN + "x"]
     assert _THEN_SHORTEN.split("the quiz and then shorten it") == ["the quiz and", "shorten it"]
+
+
+def test_course_codes_intakes_and_prefixes_are_read_in_one_pass() -> None:
+    assert codes_in("AB " * (RUN // 3), typed=True) == []
+    assert codes_in("AB-" * (RUN // 3) + "101")[0].key == "ab101"
+    assert document_codes_in("a-" * RUN + "!") == []
+    assert len(document_codes_in("a_1" * RUN + "-")) == 0
+    assert intakes_in("K19" + " " * RUN + "-")[0].numbers == (19,)
+    assert intakes_in("K19 -" + " " * RUN + "x")[0].numbers == (19,)
+    assert len(intakes_in("19D-" * (RUN // 4), bare_cohorts=True)) == RUN // 8
+    assert prefixes_in("A" * RUN, letters=2) == []
+    assert asks_about_programme("x" * RUN + " semester")
+
+
+def test_a_prerequisite_cell_of_thousands_of_codes_or_waivers_is_read() -> None:
+    joined = parse_prerequisites("CS 101 or " * (RUN // 10) + "if MAE101")
+    assert joined.conditional == ("MAE101",)
+    waivers = parse_prerequisites("CS 101 (not applied) " * (RUN // 20))
+    assert len(waivers.waived) == RUN // 20

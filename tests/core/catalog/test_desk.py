@@ -4,9 +4,10 @@ plain words answered exactly from the tables, with citations (file and section).
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
-from support.catalog import student
+from support.catalog import COURSE, facts_of, sqlite_catalog, student
 
 from core.catalog import CatalogDesk, CatalogStore
 from core.context import Audience, Context
@@ -205,3 +206,28 @@ class _DatabaseDown(CatalogStore):
 
 async def test_while_the_database_is_down_questions_go_on_to_retrieval() -> None:
     assert await CatalogDesk(_DatabaseDown()).answer(student(), "can I take DAT301m?") is None
+
+
+SYLLABUS_CS_201 = """# Syllabus: CS 201
+
+| Course Code: | CS 201 |
+|---|---|
+| Course Title: | Data Structures |
+| Credits: | 4 |
+| Prerequisites: | CS 101 or MATH-120 |
+"""
+
+
+async def test_a_code_written_with_a_space_is_answered_from_the_catalog(tmp_path: Path) -> None:
+    # "CS 201" was no code to the catalog (the documents read it): the row was skipped and
+    # the question went on to retrieval.
+    facts = facts_of(tmp_path, "cs201.md", SYLLABUS_CS_201)
+    async with sqlite_catalog(tmp_path) as store:
+        await store.replace_document(COURSE, "doc-cs201", facts)
+        desk = CatalogDesk(store)
+        for question in ("What are the prerequisites of CS 201?", "prereqs for cs201?"):
+            answer = await desk.answer(student(), question)
+            assert answer is not None, question
+            assert "CS 201 (Data Structures): CS 101 or MATH-120 [1]" in answer.text
+        info = await desk.courseinfo(student(), "cs-201")
+        assert "Credits: 4" in info.text

@@ -63,3 +63,12 @@ def test_a_programme_question_brings_the_current_programme_document() -> None:
 
 def test_a_course_without_documents_steers_nothing() -> None:
     assert not mentions("MAS291?", {}).steers
+
+
+def test_a_family_names_the_documents_of_its_courses() -> None:
+    documents = {
+        **DOCUMENTS,
+        "ail301": DocumentIdentity(codes=("ail301",)),
+        "ail313": DocumentIdentity(codes=("ail313",)),
+    }
+    assert mentions("which AIL30x electives are there?", documents).named == ("ail", "ail301")
