@@ -18,9 +18,9 @@ import structlog
 
 from core.answering import QuestionAnswering
 from core.catalog import CatalogDesk
-from core.commands import ParsedCommand, command_spec, help_text
+from core.commands import Call, Desks, ParsedCommand, command_spec, help_text
 from core.context import Audience, Context, Member, Role
-from core.courses.access import BIND_IN_DM, CourseAccess, NoCourseError, Scope
+from core.courses.access import BIND_IN_DM, CourseAccess, NoCourseError
 from core.courses.ids import parse_course_id
 from core.courses.registry import CourseRegistry
 from core.errors import (
@@ -40,7 +40,7 @@ from core.material import IngestReport, MaterialIngestor, ProgressCallback, Sour
 from core.outages import REDIS, Outages, service_of
 from core.permissions import Action, effective_roles, require
 from core.practice import PracticeService
-from core.practice.review import MistakeReview, parse_mistake_query
+from core.practice.review import MistakeReview
 from core.replies import (
     ErrorReply,
     ExerciseSheet,
@@ -60,17 +60,13 @@ from core.visibility import reads_alone, response_private
 log = structlog.get_logger(__name__)
 
 INTERNAL_ERROR = "Something went wrong on my side. The error was logged; please try again later."
-FORGET_USAGE = "Which document? Send /forget DOCUMENT with its file name, as /sources lists it."
 CONFIDENTIAL_HERE = (
     "/{command} shows {shows}, so I only send it where nobody else "
     "reads along: ask me in a direct message (after /course {course})."
 )
 HELP_TITLE = "coursebot"
 
-Handler = Callable[[Request, Context, str], Awaitable[Reply | list[Reply]]]
 Route = Callable[[Request, ParsedCommand | None], Awaitable[Response]]
-# Commands that work before a course is known.
-_NO_COURSE = frozenset({"help", "start", "bind", "course"})
 
 
 class CourseBot:
@@ -115,38 +111,11 @@ class CourseBot:
         self._service_timeout_s = service_timeout_s
         self._materials = materials
         self._catalog = catalog
-        self._handlers: dict[str, Handler] = {
-            "ask": lambda _r, ctx, arg: self._ask(ctx, arg),
-            "sources": lambda _r, ctx, _a: self._sources(ctx),
-            "practice": lambda _r, ctx, arg: self._practice.start(ctx, arg),
-            "exercise": lambda _r, ctx, arg: self._practice.exercise(ctx, arg),
-            "solution": lambda _r, ctx, _arg: self._practice.solution(ctx),
-            "lesson": lambda _r, ctx, arg: self._lessons.command(ctx, arg),
-            "flashcards": lambda _r, ctx, arg: self._study.flashcards(ctx, arg),
-            "quiz": lambda _r, ctx, arg: self._study.quiz(ctx, arg),
-            "mindmap": lambda _r, ctx, arg: self._study.mindmap(ctx, arg),
-            "pick": lambda _r, ctx, arg: self._study.pick(ctx, arg),
-            "card": lambda _r, ctx, arg: self._study.card(ctx, arg),
-            "materials": lambda _r, ctx, arg: self._materials.command(ctx, arg),
-            "prereq": lambda _r, ctx, arg: self._catalog.prereq(ctx, arg),
-            "courseinfo": lambda _r, ctx, arg: self._catalog.courseinfo(ctx, arg),
-            "cantake": lambda _r, ctx, arg: self._catalog.cantake(ctx, arg),
-            "profile": lambda _r, ctx, arg: self._catalog.profile(ctx, arg),
-            "answer": lambda _r, ctx, arg: self._answer(ctx, arg),
-            "hint": lambda _r, ctx, _a: self._practice.hint(ctx),
-            "skip": lambda _r, ctx, _a: self._practice.skip(ctx),
-            "quit": lambda _r, ctx, _a: self._practice.quit(ctx),
-            "status": lambda _r, ctx, _a: self._practice.status(ctx),
-            "mistakes": lambda _r, ctx, arg: self._review.report(ctx, parse_mistake_query(arg)),
-            "notes": lambda _r, ctx, _a: self._uploads.announce(ctx, private=True),
-            "ingest": lambda _r, ctx, _a: self._uploads.announce(ctx, private=False),
-            "forget": lambda _r, ctx, arg: self._forget(ctx, arg),
-            "grant": lambda _r, ctx, arg: self._access.grant(ctx, arg),
-            "revoke": lambda _r, ctx, arg: self._access.grant(ctx, arg, revoke=True),
-            "staff": lambda _r, ctx, _a: self._access.staff(ctx),
-            "invite": lambda _r, ctx, arg: self._access.invite(ctx, arg),
-            "transfer": lambda req, ctx, arg: self._access.transfer(req, ctx, arg),
-        }
+        # What every command's handler may call (`core.commands.COMMANDS`).
+        self._desks = Desks(
+            core=self, access=access, practice=practice, review=review, uploads=uploads,
+            lessons=lessons, study=study, materials=materials, catalog=catalog,
+        )  # fmt: skip
 
     # The one entry -------------------------------------------------------------------------
 
@@ -174,7 +143,7 @@ class CourseBot:
     async def _admit(self, request: Request, route: Route, *, throttled: bool) -> Response:
         parsed = request.parsed()
         if throttled and not request.operator:
-            whispered_tap = parsed is not None and parsed.name in _TAPS and request.place.whisper
+            whispered_tap = _is_tap(parsed) and request.place.whisper
             place = None if whispered_tap else _shared_place(request)
             verdict = await self._throttle.check(request.member.user_id, place)
             if not verdict.allowed:
@@ -183,7 +152,7 @@ class CourseBot:
                     if verdict.tell
                     else (Response())
                 )
-        check_text_length(parsed.argument if parsed else request.text, self._max_text_chars)
+        check_text_length(parsed.text() if parsed else request.text, self._max_text_chars)
         replayed = await self._ledger.claim(request.key)
         if replayed is not None:
             return replayed
@@ -203,54 +172,49 @@ class CourseBot:
         return response
 
     async def _route(self, request: Request, parsed: ParsedCommand | None) -> Response:
-        name = parsed.name if parsed else None
-        argument = parsed.argument if parsed else ""
-        if name in _NO_COURSE and not request.files:
-            return await self._without_course(request, name or "", argument)
-        if name is not None and name not in self._handlers:
-            raise UnknownCommandError(name)
+        spec = None if parsed is None else command_spec(parsed.name)
+        if parsed is not None and spec is None:
+            raise UnknownCommandError(parsed.name)
+        if spec is not None and parsed is not None and not spec.needs_course and not request.files:
+            call = Call(request, None, spec.arguments(parsed))
+            return _response(await spec.handler(self._desks, call), private=spec.private)
         scope = await self._access.scope(request)
         if scope is None:
-            if request.files and name is None and not request.place.direct:
+            if request.files and parsed is None and not request.place.direct:
                 return Response()  # a file shared with a group is not the bot's business
             raise NoCourseError(request.place)
         await self._access.record_presence(request, scope)
         ctx = await self._access.context(request, scope)
         if request.files:
-            return await self._receive_files(request, ctx, name)
-        if name is None:
+            return await self._receive_files(request, ctx, spec.name if spec else None)
+        if spec is None or parsed is None:
             return _response(await self._plain_text(ctx, request.text), private=False)
-        spec = command_spec(name)
-        private = spec is not None and spec.private
-        if (
-            spec is not None
-            and spec.confidential
-            and not reads_alone(ctx, whisper=request.place.whisper)
-        ):
+        if spec.confidential and not reads_alone(ctx, whisper=request.place.whisper):
             raise BadInputError(
                 CONFIDENTIAL_HERE.format(
-                    command=name, shows=spec.confidential, course=ctx.course_id
+                    command=spec.name, shows=spec.confidential, course=ctx.course_id
                 )
             )
-        result = await self._handlers[name](request, ctx, argument)
-        return _response(result if isinstance(result, list) else [result], private=private)
+        result = await spec.handler(self._desks, Call(request, ctx, spec.arguments(parsed)))
+        return _response(result, private=spec.private)
 
-    async def _without_course(self, request: Request, name: str, argument: str) -> Response:
-        if name == "bind":
-            bound = await self._access.bind(request, argument)
-            if bound is None:
-                return Response.of(Notice(BIND_IN_DM))
-            text, course_id = bound
-            return Response.of(Notice(f"{text} {await self._material_note(course_id)}"))
-        if name == "course":
-            text, chosen = await self._access.choose(request, argument)
-            if chosen is not None:
-                text = f"{text} {await self._material_note(chosen)}"
-            return Response.of(Notice(text), private=True)
+    # Commands of the core's own (the registry's handlers call them) ------------------------
+
+    async def bind_here(self, request: Request, course: str) -> Notice:
+        bound = await self._access.bind(request, course)
+        if bound is None:
+            return Notice(BIND_IN_DM)
+        text, course_id = bound
+        return Notice(f"{text} {await self._material_note(course_id)}")
+
+    async def choose_course(self, request: Request, course: str) -> Notice:
+        text, chosen = await self._access.choose(request, course)
+        if chosen is not None:
+            text = f"{text} {await self._material_note(chosen)}"
+        return Notice(text)
+
+    async def help(self, request: Request) -> Notice:
         scope = await self._access.scope(request)
-        return Response.of(await self._help(request, scope), private=True)
-
-    async def _help(self, request: Request, scope: Scope | None) -> Notice:
         if scope is None:
             text = help_text(frozenset({Role.STUDENT}))
             return Notice(f"{text}\n\n{NoCourseError(request.place)}", title=HELP_TITLE)
@@ -270,9 +234,9 @@ class CourseBot:
         answered = await self._practice.answer_if_open(ctx, text)
         if answered is not None:
             return answered
-        return [await self._ask(ctx, text)]
+        return [await self.ask(ctx, text)]
 
-    async def _ask(self, ctx: Context, question: str) -> Reply:
+    async def ask(self, ctx: Context, question: str) -> Reply:
         question = question.strip()
         if not question:
             raise BadInputError("Please write a question.")
@@ -280,12 +244,12 @@ class CourseBot:
             raise CourseEmptyError(ctx.course_id)
         return await self._answers.ask(ctx, question)
 
-    async def _answer(self, ctx: Context, text: str) -> list[Reply]:
+    async def answer(self, ctx: Context, text: str) -> list[Reply]:
         if not text.strip():
             raise BadInputError("Please write your answer after /answer.")
         return await self._practice.answer(ctx, text)
 
-    async def _sources(self, ctx: Context) -> SourceList:
+    async def sources(self, ctx: Context) -> SourceList:
         documents = await self._index.documents(ctx)
         return SourceList(
             course_id=ctx.course_id,
@@ -295,12 +259,9 @@ class CourseBot:
             ),
         )
 
-    async def _forget(self, ctx: Context, argument: str) -> Notice:
+    async def forget(self, ctx: Context, document: str, *, private: bool = False) -> Notice:
         """`/forget DOCUMENT` (course material) or `/forget --private DOCUMENT` (own notes)."""
-        private = argument.startswith("--private")
-        document = argument.removeprefix("--private").strip()
-        if not document:
-            raise BadInputError(FORGET_USAGE)
+        document = document.strip()
         if not private:
             require(ctx, Action.FORGET)
         owner = ctx.user_id if private else None
@@ -543,17 +504,20 @@ class CourseBot:
         return Notice(f"'{course_id}' now belongs to {instructor}; earlier staff roles are gone.")
 
 
-def _response(replies: Sequence[Reply], *, private: bool) -> Response:
+def _response(result: Reply | Sequence[Reply], *, private: bool) -> Response:
     """A routed response, private as the policy says (`core.visibility.response_private`)."""
-    return Response(tuple(replies), response_private(replies, command_private=private))
+    replies = tuple(result) if isinstance(result, Sequence) else (result,)
+    return Response(replies, response_private(replies, command_private=private))
 
 
-# Presses of a quiz's or a deck's buttons, where the platform shows the reply to the presser
-# alone (Discord): answered from a stored set, with no retrieval or model call, and nothing
-# posted to the group. They count against the person's limit only; a class working through
-# a quiz together would otherwise spend its channel's. Elsewhere the reply is seen by the
-# group, so they count like any message.
-_TAPS = frozenset({"pick", "card"})
+def _is_tap(parsed: ParsedCommand | None) -> bool:
+    """A press of a quiz's or a deck's buttons (`CommandSpec.tap`): where the platform shows
+    the reply to the presser alone (Discord) it is answered from a stored set, with no
+    retrieval or model call and nothing posted to the group, so it counts against the
+    person's limit only; a class working through a quiz together would otherwise spend its
+    channel's. Elsewhere the reply is seen by the group, so it counts like any message."""
+    spec = None if parsed is None else command_spec(parsed.name)
+    return spec is not None and spec.tap
 
 
 def _shared_place(request: Request) -> str | None:

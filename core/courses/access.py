@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from core.bindings import CourseBindings
+from core.commands import BIND_USAGE, GRANT_USAGE
 from core.context import Context, Member, Role
 from core.courses.ids import parse_course_id
 from core.courses.registry import CourseRegistry
@@ -33,7 +34,6 @@ BIND_IN_DM = (
     "/bind is for groups and channels: send /bind COURSE there. In a direct message, choose "
     "your course with /course COURSE."
 )
-BIND_USAGE = "Which course? Send /bind COURSE, for example /bind calc101."
 COURSE_IN_GROUP = (
     "In a group, questions are about the course the group is bound to (/bind COURSE). "
     "Send /course COURSE to me in a direct message to choose what your direct messages are about."
@@ -43,10 +43,6 @@ NOT_YOURS = (
     "first, or join with the code your instructor shares: /course join CODE."
 )
 BAD_CODE = "That invite code is not valid. Ask your instructor for the course's code."
-GRANT_USAGE = (
-    "Usage: /{command} instructor|moderator USER (on Telegram, reply to one of their messages "
-    "or give their numeric id; on Discord, mention the user or the role)."
-)
 _PRINCIPAL = re.compile(r"[a-z]+:(role:)?[A-Za-z0-9_.@-]{1,64}")
 _REMEMBERED = 10_000
 
@@ -227,15 +223,13 @@ class CourseAccess:
         self._recorded.pop((member.platform, member.user_id), None)
         return f"Welcome to '{course_id}'. Your direct messages are now about it.", course_id
 
-    async def invite(self, ctx: Context, argument: str) -> Notice:
+    async def invite(self, ctx: Context, state: str | None) -> Notice:
+        """`/invite` shows the code; `/invite open|closed` sets who may choose the course."""
         require(ctx, Action.MANAGE_COURSE)
-        word = argument.strip().lower()
-        if word in ("open", "closed"):
-            await self._courses.set_open(ctx.course_id, word == "open")
-            who = "anyone may choose it" if word == "open" else "students join by code or chat"
-            return Notice(f"The course '{ctx.course_id}' is now {word}: {who}.")
-        if word:
-            raise BadInputError("Usage: /invite, /invite open or /invite closed.")
+        if state is not None:
+            await self._courses.set_open(ctx.course_id, state == "open")
+            who = "anyone may choose it" if state == "open" else "students join by code or chat"
+            return Notice(f"The course '{ctx.course_id}' is now {state}: {who}.")
         code = await self._courses.invite_code(ctx.course_id)
         return Notice(
             f"Students join '{ctx.course_id}' by sending me, in a direct message: "
@@ -244,13 +238,14 @@ class CourseAccess:
 
     # Staff --------------------------------------------------------------------------------
 
-    async def grant(self, ctx: Context, argument: str, *, revoke: bool = False) -> Notice:
+    async def grant(
+        self, ctx: Context, role_name: str, principal: str, *, revoke: bool = False
+    ) -> Notice:
+        """`/grant ROLE WHO` (or `/revoke`): a staff role on the course, for a user or a
+        platform role."""
         require(ctx, Action.MANAGE_STAFF)
         command = "revoke" if revoke else "grant"
-        words = argument.split()
-        if len(words) != 2 or words[0].lower() not in ("instructor", "moderator"):
-            raise BadInputError(GRANT_USAGE.format(command=command))
-        role, principal = Role(words[0].lower()), words[1]
+        role = Role(role_name)
         if not _PRINCIPAL.fullmatch(principal):
             raise BadInputError(GRANT_USAGE.format(command=command))
         if revoke:
@@ -265,14 +260,13 @@ class CourseAccess:
         await self._courses.grant(ctx.course_id, principal, role, ctx.user_id)
         return Notice(f"{principal} is now {_a(role)} of '{ctx.course_id}'.")
 
-    async def transfer(self, request: Request, ctx: Context, argument: str) -> Notice:
+    async def transfer(self, request: Request, ctx: Context, principal: str) -> Notice:
         """Site staff hand a course created under the wrong hands to someone else: every
         earlier staff grant goes."""
         if not (request.operator or self._authority.site_staff(request.member)):
             raise PermissionDeniedError.because(
                 "Sorry, only the site's staff can hand a course to another instructor."
             )
-        principal = argument.strip()
         if not _PRINCIPAL.fullmatch(principal):
             raise BadInputError("Usage: /transfer USER (the course's new instructor).")
         await self._courses.transfer(ctx.course_id, principal, ctx.user_id)

@@ -10,7 +10,6 @@ first time: a lesson's stored PDF, not a new render; a quiz that `/pick` then an
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -23,7 +22,6 @@ from core.visibility import Access, access
 
 # A list longer than this is cut: chat clients fold long messages anyway.
 MAX_LISTED = 30
-USAGE = "Send /materials for the list, or /materials send ID to get one again."
 NOTHING_YET = (
     "You have no generated material in this course yet: ask for a /lesson, an /exercise, "
     "/flashcards, a /quiz or a /mindmap."
@@ -32,8 +30,6 @@ PRIVATE_HERE = (
     "#{id} may quote your private notes, so I only send it where nobody else reads along: "
     "ask me in a direct message."
 )
-
-_SEND = re.compile(r"^send\s+#?(\d+)$", re.I)
 
 
 class StoredReplies(Protocol):
@@ -62,15 +58,11 @@ class MaterialsDesk:
         self._study = study
         self._exercises = exercises
 
-    async def command(self, ctx: Context, argument: str) -> list[Reply]:
+    async def command(self, ctx: Context, send: int | None) -> list[Reply]:
         """`/materials` lists, `/materials send ID` sends one again."""
-        text = " ".join(argument.split())
-        if not text:
+        if send is None:
             return [await self.listing(ctx)]
-        wanted = _SEND.match(text)
-        if wanted is None:
-            raise BadInputError(USAGE)
-        return await self.send(ctx, int(wanted.group(1)))
+        return await self.send(ctx, send)
 
     async def listing(self, ctx: Context) -> Notice:
         rows = await self._store.list(ctx.course_id, ctx.user_id)

@@ -10,6 +10,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from core.reading_profiles import Profile
+
 MAX_TITLE_CHARS = 120
 MAX_ITEM_CHARS = 600
 MAX_ITEMS_PER_SLIDE = 12
@@ -18,15 +20,6 @@ MAX_WIDGET_BYTES = 200_000
 # Absolute limits on any deck, whatever the student asks for.
 HARD_MIN_SLIDES = 1
 HARD_MAX_SLIDES = 40
-
-
-class Profile(StrEnum):
-    """A reading profile: how a deck is split, laid out and checked."""
-
-    STANDARD = "standard"
-    VISUAL = "visual"
-    ADHD = "adhd"
-    DYSLEXIA = "dyslexia"
 
 
 class SlideKind(StrEnum):

@@ -60,7 +60,7 @@ from core.generation.worded import model_failures_worded
 from core.index import SearchHit
 from core.index.chunk_index import GUIDED_EXERCISE_KIND
 from core.lessons.checks import check_pdf
-from core.lessons.command import LessonEdit, parse_lesson, parse_profile
+from core.lessons.command import LessonEdit, lesson_request, parse_profile
 from core.lessons.figures import PageImages
 from core.lessons.models import Citation, Deck, Profile, Slide, SlideBounds
 from core.lessons.outline import NotEnoughMaterialError, build_extractive_deck, split_passage
@@ -243,9 +243,17 @@ class LessonService:
     def maker(self) -> str:
         return self._writer.model.name if self._writer else EXTRACTIVE
 
-    async def command(self, ctx: Context, argument: str) -> list[Reply]:
-        """`/lesson ARGUMENT`: a deck or an edit, as replies."""
-        parsed = parse_lesson(argument)
+    async def command(
+        self,
+        ctx: Context,
+        topic: str,
+        *,
+        slides: str | None = None,
+        profile: str | None = None,
+        fresh: bool = False,
+    ) -> list[Reply]:
+        """`/lesson`: a deck or an edit, as replies."""
+        parsed = lesson_request(topic, slides=slides, profile=profile, fresh=fresh)
         if isinstance(parsed, LessonEdit):
             result = await self.edit(ctx, parsed.slide_number, parsed.instruction)
         else:

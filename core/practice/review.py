@@ -4,17 +4,13 @@ by skill or student, and the CSV export."""
 from __future__ import annotations
 
 import asyncio
-import shlex
 from dataclasses import dataclass
 
 from core.context import Context
-from core.errors import BadInputError
 from core.mistakes import MistakeLog, mistakes_by_skill_png
 from core.mistakes.outbox import MistakeOutbox
 from core.permissions import Action, require
 from core.replies import DocumentReply, Notice, Reply
-
-USAGE = "Usage: /mistakes [--skill SKILL] [--student USER] [--csv]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,30 +20,15 @@ class MistakeQuery:
     csv: bool = False
 
 
-def parse_mistake_query(argument: str) -> MistakeQuery:
-    try:
-        words = shlex.split(argument)
-    except ValueError:
-        raise BadInputError(USAGE) from None
-    values: dict[str, str] = {}
-    csv = False
-    while words:
-        word = words.pop(0)
-        if word == "--csv":
-            csv = True
-        elif word in ("--skill", "--student") and words:
-            values[word[2:]] = words.pop(0)
-        else:
-            raise BadInputError(f"I don't understand '{word}'. {USAGE}")
-    return MistakeQuery(skill=values.get("skill"), student=values.get("student"), csv=csv)
-
-
 class MistakeReview:
     def __init__(self, log: MistakeLog, outbox: MistakeOutbox) -> None:
         self.log = log
         self.outbox = outbox
 
-    async def report(self, ctx: Context, query: MistakeQuery) -> list[Reply]:
+    async def report(
+        self, ctx: Context, skill: str | None, student: str | None, *, csv: bool = False
+    ) -> list[Reply]:
+        query = MistakeQuery(skill, student, csv)
         require(ctx, Action.REVIEW_MISTAKES)
         # What was just committed shows at once: this process's background flushes first.
         await self.outbox.settled()

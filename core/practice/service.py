@@ -68,7 +68,6 @@ Clock = Callable[[], datetime]
 _EXPIRY_GRACE = timedelta(days=1)
 _MAX_RACES = 20
 _MAX_DRAWS = 5
-DIFFICULTIES = ("easy", "medium", "hard")
 
 NO_SESSION = "You have no exercise open. Start one with /practice TOPIC or /practice ID."
 ELSEWHERE = (
@@ -105,13 +104,11 @@ class PracticeService:
 
     # Commands --------------------------------------------------------------------------
 
-    async def start(self, ctx: Context, query: str) -> list[Reply]:
+    async def start(self, ctx: Context, query: str, *, fresh: bool = False) -> list[Reply]:
         """`/practice TOPIC|ID [--new]`. A parametric exercise always starts a freshly drawn
-        instance; `--new` also replaces an open instance of the same exercise."""
-        words = query.split()
-        fresh = "--new" in words
-        query = " ".join(word for word in words if word != "--new")
-        if not query.strip():
+        instance; `fresh` (`--new`) also replaces an open instance of the same exercise."""
+        query = query.strip()
+        if not query:
             names = ", ".join(e.id for e in await self.catalog.all(ctx)) or "none yet"
             raise BadInputError(f"Which exercise? Use /practice TOPIC or /practice ID ({names}).")
         definition = await self.catalog.find(ctx, query)
@@ -119,11 +116,13 @@ class PracticeService:
             raise BadInputError(f"I found no guided exercise about '{query}' in this course.")
         return await self._begin(ctx, definition, fresh=fresh)
 
-    async def exercise(self, ctx: Context, argument: str) -> list[Reply]:
+    async def exercise(self, ctx: Context, topic: str, difficulty: str = "medium") -> list[Reply]:
         """`/exercise TOPIC [easy|medium|hard]`: a new exercise on the topic, written by the
         model and verified when one is configured, else a drawn instance of the course's
         parametric exercise on it; its sheet (solution hidden), then its first step."""
-        topic, difficulty = parse_exercise_argument(argument)
+        topic = topic.strip()
+        if not topic:
+            raise BadInputError("Which topic? Use /exercise TOPIC [easy|medium|hard].")
         busy = await self._busy(ctx)
         if busy is not None:  # before writing one: that costs a model call
             return [busy]
@@ -518,18 +517,6 @@ def _elsewhere(ctx: Context, record: _Record) -> str | None:
     else:
         where = "our direct messages" if place.private else "the chat where you started it"
     return ELSEWHERE.format(exercise=record.state.exercise_id, where=where)
-
-
-def parse_exercise_argument(argument: str) -> tuple[str, str]:
-    """`TOPIC [easy|medium|hard]` -> (topic, difficulty); medium when none is named."""
-    words = argument.split()
-    difficulty = "medium"
-    if words and words[-1].lower() in DIFFICULTIES:
-        difficulty = words.pop().lower()
-    topic = " ".join(words)
-    if not topic:
-        raise BadInputError("Which topic? Use /exercise TOPIC [easy|medium|hard].")
-    return topic, difficulty
 
 
 def _busy_notice(ctx: Context, record: _Record) -> Notice:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -42,35 +41,13 @@ log = structlog.get_logger(__name__)
 LETTERS = "ABCD"
 _ANSWERS_TTL = timedelta(days=30)
 _MAX_RACES = 20
-_PICK = re.compile(r"^\s*(?:(\d+)\s+)?(\d+)\s*[\s.:)]\s*([A-Da-d1-4])\s*$")
 
 
-@dataclass(frozen=True, slots=True)
-class StudyArguments:
-    topic: str
-    fresh: bool = False
-    count: int | None = None
-    csv: bool = False
-    anki: bool = False
-
-
-_FLAGS = ("--new", "--csv", "--anki")
-
-
-def parse_study_arguments(argument: str, command: str, *, counted: bool = False) -> StudyArguments:
-    words = argument.split()
-    fresh = "--new" in words
-    as_csv = "--csv" in words
-    as_anki = "--anki" in words
-    words = [w for w in words if w not in _FLAGS]
-    count = None
-    if counted and words and words[-1].isdigit():
-        count = int(words.pop())
-    topic = " ".join(words)
+def _topic(topic: str, command: str, extra: str = "") -> str:
+    topic = " ".join(topic.split())
     if not topic:
-        extra = " [N]" if counted else ""
         raise BadInputError(f"Which topic? Use /{command} TOPIC{extra} [--new].")
-    return StudyArguments(topic, fresh, count, as_csv, as_anki)
+    return topic
 
 
 class StudyDesk:
@@ -82,25 +59,28 @@ class StudyDesk:
         self._outbox = outbox
         self._prefix = prefix
 
-    async def flashcards(self, ctx: Context, argument: str) -> list[Reply]:
-        wanted = parse_study_arguments(argument, "flashcards")
-        served = await self._sets.flashcards(ctx, wanted.topic, fresh=wanted.fresh)
+    async def flashcards(
+        self, ctx: Context, topic: str, *, fresh: bool = False, csv: bool = False,
+        anki: bool = False,
+    ) -> list[Reply]:  # fmt: skip
+        served = await self._sets.flashcards(ctx, _topic(topic, "flashcards"), fresh=fresh)
         replies: list[Reply] = [_cards_reply(served.material_id, served.value)]
-        if wanted.csv:
+        if csv:
             replies.append(_cards_csv(served.value))
-        if wanted.anki:
+        if anki:
             replies.append(await _cards_anki(ctx.course_id, served.value))
         return replies
 
-    async def quiz(self, ctx: Context, argument: str) -> list[Reply]:
-        wanted = parse_study_arguments(argument, "quiz", counted=True)
-        served = await self._sets.quiz(ctx, wanted.topic, fresh=wanted.fresh, count=wanted.count)
+    async def quiz(
+        self, ctx: Context, topic: str, *, count: int | None = None, fresh: bool = False
+    ) -> list[Reply]:
+        topic = _topic(topic, "quiz", " [N]")
+        served = await self._sets.quiz(ctx, topic, fresh=fresh, count=count)
         await self._remember_latest(ctx, served.material_id)
         return [_quiz_reply(served.material_id, served.value)]
 
-    async def mindmap(self, ctx: Context, argument: str) -> list[Reply]:
-        wanted = parse_study_arguments(argument, "mindmap")
-        served = await self._sets.mindmap(ctx, wanted.topic, fresh=wanted.fresh)
+    async def mindmap(self, ctx: Context, topic: str, *, fresh: bool = False) -> list[Reply]:
+        served = await self._sets.mindmap(ctx, _topic(topic, "mindmap"), fresh=fresh)
         return await self._mindmap_replies(served.value)
 
     async def replies_for(self, ctx: Context, material_id: int) -> list[Reply] | None:
@@ -148,46 +128,40 @@ class StudyDesk:
     async def picture(self, mindmap: MindMap) -> bytes:
         return await self._sets.mindmap_png(mindmap)
 
-    async def card(self, ctx: Context, argument: str) -> list[Reply]:
-        """`SET N [back]`: card N of a flashcard set, turned with `back` (what a "show
-        answer" or "next" button asks for, after a restart too)."""
-        words = argument.split()
-        if len(words) not in (2, 3) or not all(w.isdigit() for w in words[:2]):
-            raise BadInputError("Use /card SET N [back] (the numbers the buttons carry).")
-        cards = await self._sets.load(ctx, int(words[0]), shown_here=True)
+    async def card(
+        self, ctx: Context, set_id: int, number: int, *, back: bool = False
+    ) -> list[Reply]:
+        """Card `number` of a flashcard set, turned with `back` (what a "show answer" or
+        "next" button asks for, after a restart too)."""
+        cards = await self._sets.load(ctx, set_id, shown_here=True)
         if not isinstance(cards, FlashcardSet) or not cards.cards:
             raise BadInputError("Those flashcards are not available to you any more.")
-        number = int(words[1])
         if not 1 <= number <= len(cards.cards):
             raise BadInputError(f"That set has cards 1 to {len(cards.cards)}.")
         card = cards.cards[number - 1]
-        turned = len(words) == 3 and words[2].lower() == "back"
         return [
             FlashcardTurn(
-                set_id=int(words[0]),
+                set_id=set_id,
                 number=number,
                 count=len(cards.cards),
                 front=card.front,
-                back=card.back if turned else None,
+                back=card.back if back else None,
                 source=card.source.citation() if card.source else None,
             )
         ]
 
-    async def pick(self, ctx: Context, argument: str) -> list[Reply]:
-        """`[QUIZ] N LETTER`: the answer to question N of that quiz (default: the latest)."""
-        match = _PICK.match(argument)
-        if match is None:
-            raise BadInputError("Answer with /pick N B: the question's number, then A, B, C or D.")
-        quiz_text, number, choice = match.groups()
-        quiz_id = int(quiz_text) if quiz_text else await self._latest(ctx)
+    async def pick(
+        self, ctx: Context, quiz_id: int | None, number: int, letter: str
+    ) -> list[Reply]:
+        """The answer `letter` to question `number` of that quiz (default: the latest)."""
+        quiz_id = quiz_id if quiz_id is not None else await self._latest(ctx)
         quiz = await self._sets.load(ctx, quiz_id, shown_here=True)
         if not isinstance(quiz, Quiz):
             raise BadInputError("That quiz is not available to you any more; start one with /quiz.")
-        index = int(number) - 1
+        index = number - 1
         if not 0 <= index < len(quiz.items):
             raise BadInputError(f"That quiz has questions 1 to {len(quiz.items)}.")
-        chosen = int(choice) - 1 if choice.isdigit() else LETTERS.index(choice.upper())
-        return await self.answer(ctx, quiz_id, quiz, index, chosen)
+        return await self.answer(ctx, quiz_id, quiz, index, LETTERS.index(letter.upper()))
 
     async def answer(
         self, ctx: Context, quiz_id: int, quiz: Quiz, index: int, chosen: int

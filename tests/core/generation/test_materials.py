@@ -20,8 +20,9 @@ from support.fake_ollama import running_fake_ollama, scripted
 from bot import composition
 from bot.composition import Assembly, open_assembly
 from config import Settings
+from core.commands import MATERIALS_USAGE as USAGE
 from core.commands import ParsedCommand
-from core.generation.materials import NOTHING_YET, USAGE
+from core.generation.materials import NOTHING_YET
 from core.lessons import service as lesson_service
 from core.material import SourceFile
 from core.replies import (

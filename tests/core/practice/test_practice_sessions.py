@@ -247,7 +247,7 @@ async def test_a_parametric_exercise_draws_a_fresh_instance_per_attempt(
     assert isinstance(first[0], StepPrompt)
     busy = text(await practice.start(msg("pat"), "power-rule-drill"))
     assert "already have 'power-rule-drill-v" in busy
-    fresh = await practice.start(msg("pat"), "power-rule-drill --new")
+    fresh = await practice.start(msg("pat"), "power-rule-drill", fresh=True)
     assert isinstance(fresh[0], StepPrompt)
     state_id = text(await practice.status(msg("pat"))).split(":")[0]
     base, seed = split_instance_id(state_id) or ("", 0)
@@ -264,7 +264,7 @@ async def test_exercise_command_starts_a_generated_exercise_on_a_topic(
     world: World, store: SessionStore
 ) -> None:
     practice = world.service(store)
-    started = await practice.exercise(msg("lee"), "Limits hard")
+    started = await practice.exercise(msg("lee"), "Limits", "hard")
     sheet, first = started[0], started[1]
     assert isinstance(sheet, ExerciseSheet) and sheet.verified
     assert sheet.exercise_id.startswith("limit-difference-of-squares-v")

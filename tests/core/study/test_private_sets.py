@@ -73,9 +73,9 @@ async def test_a_set_made_where_the_model_read_her_notes_is_hers_whatever_it_cit
     desk = StudyDesk(sets, store=MemorySessionStore(), outbox=None, prefix="x")  # type: ignore[arg-type]
     bob = Context(platform="t", course_id="sample", user_id="bob", audience=Audience.SHARED)
     with pytest.raises(BadInputError, match="not available to you"):
-        await desk.card(bob, f"{served.material_id} 1 back")
+        await desk.card(bob, served.material_id, 1, back=True)
     # Alice herself still reads it.
-    [turn] = await desk.card(alice, f"{served.material_id} 1 back")
+    [turn] = await desk.card(alice, served.material_id, 1, back=True)
     assert isinstance(turn, FlashcardTurn) and "4417" in (turn.back or "")
 
 
@@ -98,4 +98,4 @@ async def test_her_own_private_set_is_not_opened_where_others_read(
     desk = StudyDesk(sets, store=MemorySessionStore(), outbox=None, prefix="x")  # type: ignore[arg-type]
     in_group = Context(platform="t", course_id="sample", user_id="alice", audience=Audience.SHARED)
     with pytest.raises(BadInputError, match="direct message"):
-        await desk.card(in_group, f"{served.material_id} 1 back")
+        await desk.card(in_group, served.material_id, 1, back=True)
