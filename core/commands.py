@@ -93,7 +93,8 @@ class Option:
             text = f"{self.name} {word}"
         else:
             text = word
-        return text if self.required else f"[{text}]"
+        # A metavar that brackets its own parts is shown as it is.
+        return text if self.required or text.startswith("[") else f"[{text}]"
 
     def accept(self, value: object, misuse: str) -> Value:
         """`value` (a chat word or a platform's typed value) as this option's type."""
@@ -619,7 +620,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         lambda d, c: d.catalog.profile(c.context, c.args.text("details")),
         (Option("details", "like: semester 4 passed MAE101,CSI106 failed MAS291 (leave out "
                 "to see yours)", rest=True,
-                metavar="semester N passed CODE,CODE failed CODE | clear"),),
+                metavar="[semester N] [passed CODE,CODE] [failed CODE] | clear"),),
         private=True, confidential="your passed and failed courses",
     ),
     CommandSpec(
