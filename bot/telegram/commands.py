@@ -1,11 +1,10 @@
-"""Telegram's command menus, from the core's command table (`core.commands.COMMANDS`)."""
+"""Telegram's command menus, from the core's command registry (`core.commands.COMMANDS`)."""
 
 from __future__ import annotations
 
 from telegram import Bot, BotCommand, BotCommandScopeAllChatAdministrators
 
 from core.commands import COMMANDS
-from core.context import Role
 
 
 def menu(*, for_admins: bool) -> list[BotCommand]:
@@ -13,11 +12,11 @@ def menu(*, for_admins: bool) -> list[BotCommand]:
     return [
         BotCommand(spec.name, spec.summary)
         for spec in COMMANDS
-        if spec.listed and (for_admins or spec.role is Role.STUDENT)
+        if spec.listed and (for_admins or not spec.staff)
     ]
 
 
 async def publish_commands(bot: Bot) -> None:
-    """Set the menus once at start-up (group admins also see the instructor commands)."""
+    """Set the menus once at start-up (group admins also see the staff commands)."""
     await bot.set_my_commands(menu(for_admins=False))
     await bot.set_my_commands(menu(for_admins=True), scope=BotCommandScopeAllChatAdministrators())

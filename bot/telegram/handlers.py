@@ -33,7 +33,7 @@ from bot.telegram.files import UploadProgress, incoming_file
 from bot.telegram.markup import PARSE_MODE, escape
 from bot.telegram.members import in_group, member_for, member_of, place_of, principal_argument
 from bot.telegram.render import Outgoing, PollMessage, TextMessage, render, render_all
-from core.commands import ParsedCommand, parse_command
+from core.commands import ParsedCommand, command_spec, parse_command
 from core.course_bot import INTERNAL_ERROR, CourseBot
 from core.replies import ErrorReply, FlashcardTurn, Notice
 from core.requests import Request, Response
@@ -41,13 +41,6 @@ from core.requests import Request, Response
 log = structlog.get_logger(__name__)
 
 Callback = ContextTypes.DEFAULT_TYPE
-
-# Whether the sender administers the group matters only here: one getChatMember call.
-NEEDS_ADMIN = frozenset({"bind"})
-# Commands slow enough to show "typing…" while the core works.
-SLOW = frozenset({"ask", "practice", "answer", "mistakes"})
-# Commands whose last word names a user (by reply, or by numeric id), and the words before it.
-NAMES_A_USER = {"grant": 1, "revoke": 1, "transfer": 0}
 
 HOW_TO_ASK = (
     "Ask me about the course: mention me with your question, reply to one of my messages, "
@@ -75,15 +68,18 @@ class TelegramHandlers:
         if for_another_bot(text, context.bot.bot):
             return
         parsed = parse_command(text) or ParsedCommand("help")
-        if parsed.name == "start":
-            parsed = ParsedCommand("help")
-        if parsed.name in NAMES_A_USER:
-            who = principal_argument(parsed.argument, message, NAMES_A_USER[parsed.name])
+        # What the registry says of the command: whether the sender administering the group
+        # matters (one getChatMember call), whether a word names a user (a reply or a numeric
+        # id may), whether it is slow enough for "typing…". Unknown ones are the core's.
+        spec = command_spec(parsed.name)
+        words_before = spec.user_position() if spec else None
+        if words_before is not None:
+            who = principal_argument(parsed.argument, message, words_before)
             parsed = ParsedCommand(parsed.name, who)
         request = await self._request(
-            context.bot, message, command=parsed, admin_check=parsed.name in NEEDS_ADMIN
+            context.bot, message, command=parsed, admin_check=spec is not None and spec.chat_admin
         )
-        async with _working(context.bot, message, parsed.name in SLOW):
+        async with _working(context.bot, message, spec is not None and spec.slow):
             response = await self.core.handle(request)
         await _reply(context.bot, message, response, self._remember_polls(request))
 

@@ -40,8 +40,8 @@ from bot.telegram import Polling, TelegramApplication, Webhook, build_applicatio
 from bot.telegram.updates import ChatOrderedUpdates
 from config import Settings
 from core.answering import extractive, quote_units
-from core.commands import ParsedCommand
-from core.context import Audience, Member
+from core.commands import COMMANDS, ParsedCommand
+from core.context import Audience, Member, Role
 from core.course_bot import INTERNAL_ERROR, CourseBot
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.material import SourceFile
@@ -275,14 +275,16 @@ async def test_the_application_is_rate_limited_and_ordered_per_chat(tg: Telegram
 
 async def test_start_up_publishes_the_command_menus(tg: TelegramBot) -> None:
     everyone, admins = tg.fake.calls_to("setMyCommands")
+    # Expected from the registry: every listed command, staff ones only for admins, in order.
+    listed = [spec for spec in COMMANDS if spec.listed]
     names = [command["command"] for command in everyone.json("commands")]
-    assert names[:3] == ["help", "ask", "sources"]
-    assert {"course", "notes"} <= set(names)
-    assert not {"mistakes", "bind", "ingest", "forget"} & set(names)
+    assert names == [spec.name for spec in listed if spec.role is Role.STUDENT]
+    assert names[:3] == ["help", "ask", "sources"] and "card" not in names
     assert "scope" not in everyone.params
     assert admins.json("scope") == {"type": "all_chat_administrators"}
-    admin_names = {command["command"] for command in admins.json("commands")}
-    assert {"mistakes", "bind", "ingest", "forget"} <= admin_names
+    admin_menu = {command["command"]: command["description"] for command in admins.json("commands")}
+    assert admin_menu == {spec.name: spec.summary for spec in listed}
+    assert {"mistakes", "bind", "ingest", "forget"} <= set(admin_menu) - set(names)
 
 
 async def test_help_for_an_instructor_adds_the_instructor_commands(tg: TelegramBot) -> None:
