@@ -27,7 +27,6 @@ LETTERS = "ABCD"
 TEMPLATE = (
     r"coursebot:(?P<kind>pick|card):(?P<set>[0-9]+):(?P<number>[0-9]+)(?::(?P<extra>[A-D]|back))?"
 )
-_PATTERN = re.compile(TEMPLATE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +53,6 @@ def card_buttons(set_id: int, number: int, count: int, *, turned: bool) -> tuple
     if number < count:
         buttons.append(Button("Next", _checked(f"coursebot:card:{set_id}:{number + 1}")))
     return tuple(buttons)
-
-
-def command_of(custom_id: str) -> ParsedCommand | None:
-    """The core command a button's custom id stands for (None: not one of ours)."""
-    match = _PATTERN.fullmatch(custom_id)
-    return None if match is None else _command(match)
 
 
 @runtime_checkable
@@ -119,8 +112,15 @@ class _Buttons(discord.ui.View):
 
 
 def _command(match: re.Match[str]) -> ParsedCommand:
-    words = [match["set"], match["number"], match["extra"] or ""]
-    return ParsedCommand(match["kind"], " ".join(words).strip())
+    """The core command a button's custom id stands for, with its typed options."""
+    first, number = int(match["set"]), int(match["number"])
+    if match["kind"] == "pick":
+        options = {"quiz": first, "question": number, "option": match["extra"] or ""}
+        return ParsedCommand("pick", options=options)
+    card: dict[str, str | int] = {"set": first, "number": number}
+    if match["extra"] == "back":
+        card["side"] = "back"
+    return ParsedCommand("card", options=card)
 
 
 def _checked(custom_id: str) -> str:

@@ -85,8 +85,9 @@ class _CourseClient:
     ) -> None:
         super().__init__(intents=intents(), allowed_mentions=NO_MENTIONS, **options)  # type: ignore[call-arg]
         self.tree = CourseTree(self)  # type: ignore[arg-type]
-        self._handlers = Handlers(core)
-        add_commands(self.tree, self._handlers)
+        # Not `_handlers`: discord.py's Client keeps its own event handlers under that name.
+        self._commands = Handlers(core)
+        add_commands(self.tree, self._commands)
         self._mentions = MentionAnswers(core)
         self._dev_guild = settings.discord_dev_guild
         self.syncs_commands = sync
@@ -105,7 +106,7 @@ class _CourseClient:
     async def press_button(self, interaction: discord.Interaction, command: ParsedCommand) -> None:
         """What `CourseButton` calls; a failure is logged and answered like a command's."""
         try:
-            await self._handlers.press(interaction, command)
+            await self._commands.press(interaction, command)
         except Exception:
             log.exception("button press failed", command=command.name)
             await report_failure(interaction, INTERNAL_ERROR, command.name)

@@ -1,6 +1,6 @@
 """Slash commands to core requests. Every command acknowledges first (Discord allows three
-seconds), then says who is asking, where, and what (the command and its options as one
-command line, the attachments as files), calls `CourseBot.handle` once and renders the
+seconds), then says who is asking, where, and what (the command and its typed option values,
+the attachments as files), calls `CourseBot.handle` once and renders the
 response: ephemerally when the core marks it private. A button press (`press`) becomes the
 command its custom id names, the same way. Nothing here decides who may do what or what may
 be shown."""
@@ -8,8 +8,7 @@ be shown."""
 from __future__ import annotations
 
 import itertools
-import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 import discord
@@ -21,7 +20,7 @@ from bot.discord.delivery import Responder, post
 from bot.discord.files import incoming_files
 from bot.discord.members import interaction_member, place_of, role_key, user_key
 from bot.discord.render import practice_started, render, render_all
-from core.commands import ParsedCommand, command_spec
+from core.commands import ParsedCommand, Value, command_spec
 from core.course_bot import CourseBot
 from core.replies import FlashcardTurn, StepPrompt
 from core.requests import Request
@@ -46,7 +45,7 @@ class Handlers:
         self,
         interaction: discord.Interaction,
         name: str,
-        argument: str = "",
+        options: Mapping[str, Value] | None = None,
         *,
         attachments: Sequence[discord.Attachment] = (),
         bind: Literal["channel", "server"] = "channel",
@@ -56,7 +55,7 @@ class Handlers:
         responder = await self._acknowledge(interaction, private=spec is None or spec.private)
         request = self._request(
             interaction,
-            ParsedCommand(name, argument),
+            ParsedCommand(name, options=dict(options or {})),
             attachments=attachments,
             bind=bind,
             on_progress=ProgressMessage(responder.show_progress) if attachments else None,
@@ -165,20 +164,6 @@ class Handlers:
         except discord.HTTPException:
             log.warning("practice thread not created", channel=channel.id, exc_info=True)
             return None
-
-
-def mistakes_argument(
-    skill: str | None, student: discord.User | discord.Member | None, csv: bool
-) -> str:
-    """The slash command's options as the core's `/mistakes` argument."""
-    words: list[str] = []
-    if skill:
-        words += ["--skill", skill]
-    if student is not None:
-        words += ["--student", user_key(student.id)]
-    if csv:
-        words.append("--csv")
-    return shlex.join(words)
 
 
 def principal_of(who: Someone) -> str:

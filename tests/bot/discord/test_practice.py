@@ -26,9 +26,12 @@ from support.fake_discord import (
     slash,
 )
 
-from bot.discord.handlers import mistakes_argument
 from bot.discord.members import user_key
+from core.commands import ParsedCommand
+from core.course_bot import CourseBot
 from core.practice.service import NO_SESSION
+from core.requests import Request as CoreRequest
+from core.requests import Response
 
 EXERCISE = "derivative-product-rule"
 TITLE = "The product rule, step by step"
@@ -176,9 +179,22 @@ async def test_a_moderator_gets_the_chart_and_the_csv_privately(app) -> None:
     assert [(row["skill"], row["answer"]) for row in rows] == [("power-rule", "x^2")]
 
 
-def test_slash_options_become_the_cores_mistake_query() -> None:
-    assert mistakes_argument(None, None, False) == ""
-    assert mistakes_argument("power rule", None, True) == "--skill 'power rule' --csv"
+async def test_slash_options_reach_the_core_typed_not_as_a_line(app, monkeypatch) -> None:
+    seen: list[ParsedCommand | None] = []
+    handle = CourseBot.handle
+
+    async def spy(core: CourseBot, request: CoreRequest) -> Response:
+        seen.append(request.command)
+        return await handle(core, request)
+
+    monkeypatch.setattr(CourseBot, "handle", spy)
+    await app.run("mistakes", MO, IN_COURSE, skill="power rule", csv=True, student=ALICE)
+    await app.run("quiz", ALICE, IN_COURSE, topic="exam", questions=2)
+    student = user_key(ALICE.id)
+    assert seen == [
+        ParsedCommand("mistakes", options={"skill": "power rule", "student": student, "csv": True}),
+        ParsedCommand("quiz", options={"topic": "exam", "questions": 2}),
+    ]
 
 
 async def test_an_exercise_hides_its_solution_in_spoilers_and_runs_in_a_thread(app) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from discord import AppCommandOptionType
 from support.fake_discord import (
     ADA,
     ALICE,
@@ -37,18 +38,31 @@ from bot.discord.commands import description
 from bot.discord.members import user_key
 from bot.discord.render import EMBED_DESCRIPTION_LIMIT, MESSAGE_LIMIT
 from core.answering import QuestionAnswering
+from core.commands import COMMANDS as REGISTRY
+from core.commands import Kind
 from core.course_bot import INTERNAL_ERROR
 from core.courses.access import BIND_IN_DM, NO_DM_COURSE, UNBOUND_CHAT
 from core.permissions import BIND_NEEDS_ADMIN, BIND_NEEDS_INSTRUCTOR
+from core.reading_profiles import Profile
 from core.replies import Answer, Citation
 
+REGISTRY_BY_NAME = {spec.name: spec for spec in REGISTRY}
+DISCORD_TYPES = {
+    Kind.TEXT: AppCommandOptionType.string,
+    Kind.INTEGER: AppCommandOptionType.integer,
+    Kind.BOOLEAN: AppCommandOptionType.boolean,
+    Kind.USER: AppCommandOptionType.user,
+    Kind.PRINCIPAL: AppCommandOptionType.mentionable,
+}
 FINAL_EXAM = "When is the final exam and where is it held?"
 # A server admin who is also a teacher by the course server's role name.
 HEAD = Person(1_000_000_000_000_000_007, "head", roles=(TEACHER,), permissions=MANAGE_GUILD)
 # A server admin with no role on the course until an instructor grants one.
 DEAN = Person(1_000_000_000_000_000_008, "dean", permissions=MANAGE_GUILD)
 
+# Options to run each command with (the registry says which commands there are).
 COMMANDS = {
+    "help": {},
     "ask": {"question": FINAL_EXAM},
     "practice": {"topic": "derivative-product-rule"},
     "exercise": {"topic": "derivatives", "difficulty": "hard"},
@@ -81,27 +95,9 @@ COMMANDS = {
     "invite": {},
     "transfer": {"who": BOB},
 }
-# Private material, staff matters and refusals are ephemeral from the start; answers,
-# practice and bindings are for the channel.
-PRIVATE = {
-    "cantake",
-    "profile",
-    "hint",
-    "materials",
-    "solution",
-    "status",
-    "notes",
-    "ingest",
-    "sources",
-    "forget",
-    "mistakes",
-    "course",
-    "grant",
-    "revoke",
-    "staff",
-    "invite",
-    "transfer",
-}
+# Private material, staff matters and refusals are ephemeral from the start (the registry's
+# `private`); answers, practice and bindings are for the channel.
+PRIVATE = {spec.name for spec in REGISTRY if spec.private}
 
 
 def kinds(sent: list[Request]) -> list[str]:
@@ -111,7 +107,8 @@ def kinds(sent: list[Request]) -> list[str]:
 
 def test_every_command_is_registered_with_a_description(app) -> None:
     commands = {command.name: command for command in app.client.tree.get_commands()}
-    assert set(commands) == set(COMMANDS)
+    assert set(commands) == {spec.name for spec in REGISTRY if spec.listed} == set(COMMANDS)
+    assert "help" in commands and "card" not in commands  # /card is what buttons send
     assert all(0 < len(c.description) <= 100 for c in commands.values())
     assert commands["ask"].description == "Ask a question about the course"
     assert commands["ask"].description == description("ask")
@@ -122,11 +119,53 @@ def test_every_command_is_registered_with_a_description(app) -> None:
         if parameter.autocomplete
     }
     assert completed == {
-        ("practice", "topic"),
-        ("forget", "document"),
-        ("bind", "course"),
-        ("course", "course"),
+        (spec.name, option.name) for spec in REGISTRY for option in spec.options if option.complete
     }
+    assert {("practice", "topic"), ("forget", "document"), ("bind", "course")} <= completed
+
+
+def test_options_are_typed_as_the_registry_declares_them(app) -> None:
+    commands = {command.name: command for command in app.client.tree.get_commands()}
+    for spec in REGISTRY:
+        if not spec.listed:
+            continue
+        parameters = {p.name: p for p in commands[spec.name].parameters}
+        for option in spec.options:
+            parameter = parameters[option.name]
+            assert parameter.required is option.required, (spec.name, option.name)
+            assert [c.value for c in parameter.choices] == list(option.choices)
+            assert parameter.type is DISCORD_TYPES[option.kind], (spec.name, option.name)
+            if option.low is not None or option.high is not None:
+                assert (parameter.min_value, parameter.max_value) == (option.low, option.high)
+        files = [p for p in parameters.values() if p.type is AppCommandOptionType.attachment]
+        assert len(files) == spec.files, spec.name
+    lesson = {p.name: p for p in commands["lesson"].parameters}
+    assert [c.value for c in lesson["profile"].choices] == [p.value for p in Profile]
+
+
+def test_staff_commands_are_hidden_from_members_by_default(app) -> None:
+    for command in app.client.tree.get_commands():
+        spec = REGISTRY_BY_NAME[command.name]
+        if spec.staff:
+            assert command.default_permissions is not None, command.name
+            assert command.default_permissions.value != 0, command.name
+        else:
+            assert command.default_permissions is None, command.name
+    assert {"grant", "ingest", "mistakes", "bind"} <= {
+        c.name for c in app.client.tree.get_commands() if c.default_permissions is not None
+    }
+
+
+def test_the_client_keeps_discord_py_event_handlers(app) -> None:
+    # discord.py's Client keeps its own `_handlers` ({"ready": ...}); ours are elsewhere.
+    assert "ready" in app.client._handlers
+
+
+async def test_help_on_discord_lists_the_commands_for_the_asker(app) -> None:
+    sent = await app.run("help", ALICE, IN_COURSE)
+    assert sent[0].ephemeral
+    text = " ".join(r.content + " ".join(e.get("description", "") for e in r.embeds) for r in sent)
+    assert "/ask QUESTION" in text and "/ingest" not in text
 
 
 async def test_every_command_acknowledges_first_with_the_right_visibility(app) -> None:
