@@ -1,9 +1,26 @@
 """The Discord adapter: slash commands and mentions, rendered in Discord's idiom.
 
 Inside this package `import discord` is the discord.py library (absolute imports), never
-this package."""
+this package. The public names are loaded when first used: `coursebot discord --help` reads
+only `bot.discord.cli`, and must not pay for discord.py and the core."""
 
-from bot.discord.cli import add_command
-from bot.discord.client import CourseClient, ShardedCourseClient, build_client, sync_commands
+from __future__ import annotations
 
-__all__ = ["CourseClient", "ShardedCourseClient", "add_command", "build_client", "sync_commands"]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "CourseClient": "bot.discord.client",
+    "ShardedCourseClient": "bot.discord.client",
+    "build_client": "bot.discord.client",
+    "sync_commands": "bot.discord.client",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,4 +1,4 @@
-"""`coursebot discord`: run the bot in Discord. `bot/cli.py` adds it with `add_command`."""
+"""`coursebot discord`: run the bot in Discord. `bot/cli.py` defines it with `configure`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from bot.common.arguments import positive_int
 if TYPE_CHECKING:
     from config import Settings
 
-HELP = "run the course bot in Discord servers, with slash commands"
 
 DESCRIPTION = """Run the course bot in Discord: slash commands (/ask, /practice, /notes,
 /ingest, /bind, ...) and answers to messages that mention the bot in a bound channel.
@@ -46,10 +45,6 @@ NO_TOKEN = (
     "coursebot: set COURSEBOT_DISCORD_TOKEN to the bot's token "
     "(Discord Developer Portal > your app > Bot)"
 )
-
-
-def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    configure(sub.add_parser("discord", help=HELP))
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -1,15 +1,27 @@
 """The Telegram adapter: python-telegram-bot updates to core calls, core replies to Telegram
-HTML messages, photos, documents and quiz polls."""
+HTML messages, photos, documents and quiz polls.
 
-from bot.telegram.app import TelegramApplication, build_application
-from bot.telegram.cli import add_command
-from bot.telegram.serving import Polling, Webhook, running
+The public names are loaded when first used: `coursebot telegram --help` reads only
+`bot.telegram.cli`, and must not pay for python-telegram-bot and the core."""
 
-__all__ = [
-    "Polling",
-    "TelegramApplication",
-    "Webhook",
-    "add_command",
-    "build_application",
-    "running",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Polling": "bot.telegram.serving",
+    "TelegramApplication": "bot.telegram.app",
+    "Webhook": "bot.telegram.serving",
+    "build_application": "bot.telegram.app",
+    "running": "bot.telegram.serving",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from bot.telegram.serving import Mode
     from config import Settings
 
-HELP = "run the Telegram bot (long polling, or a webhook with --webhook)"
 
 DESCRIPTION = """Run coursebot as a Telegram bot: cited answers to questions in groups and
 direct messages, guided exercises, private notes, and course material sent as files.
@@ -43,10 +42,6 @@ Modes:
 
 In groups the bot answers messages that mention it, replies to its messages and /ask, so
 BotFather's group privacy mode can stay on. `coursebot config` shows the settings in effect."""
-
-
-def add_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    configure(sub.add_parser("telegram", help=HELP))
 
 
 def configure(telegram: argparse.ArgumentParser) -> None:

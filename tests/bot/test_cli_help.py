@@ -42,6 +42,27 @@ def test_top_level_help_imports_nothing_heavy() -> None:
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.parametrize("command", ["telegram", "discord"])
+def test_an_adapters_help_imports_neither_its_library_nor_the_core(command: str) -> None:
+    # The package faces (`bot.telegram`, `bot.discord`) load their public names lazily.
+    probe = (
+        "import sys\n"
+        "from bot.cli import main\n"
+        "try:\n"
+        f"    main([{command!r}, '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] in ('telegram', 'discord', 'core')]\n"
+        "print(sorted(loaded))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO_ROOT, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"COURSEBOT_{command.upper()}_TOKEN" in result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_top_level_help_lists_every_sub_command(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["--help"])

@@ -8,14 +8,13 @@ import discord
 import pytest
 from pydantic import SecretStr
 
-from bot.discord.cli import add_command, run_discord
+from bot.cli import build_parser
+from bot.discord.cli import run_discord
 from bot.discord.client import CourseClient, ShardedCourseClient, build_client
 
 
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="coursebot")
-    add_command(root.add_subparsers(dest="command", required=True))
-    return root
+    return build_parser(["discord"])
 
 
 def test_shard_options_are_parsed() -> None:

@@ -8,15 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.telegram.cli import add_command, run_telegram
+from bot.cli import build_parser
+from bot.telegram.cli import run_telegram
 from bot.telegram.serving import Polling, Webhook, webhook_secret
 from config import Settings
 
 
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="coursebot")
-    add_command(root.add_subparsers(dest="command", required=True))
-    return root
+    return build_parser(["telegram"])
 
 
 def test_help_explains_the_settings_it_needs(capsys: pytest.CaptureFixture[str]) -> None:
