@@ -319,8 +319,10 @@ def parse_line(spec: CommandSpec, line: str) -> Arguments:
         elif index < len(words) and not words[index].text.startswith("--"):
             values[option.name] = option.accept(words[index].value, misuse)
             index += 1
-        else:
+        elif option.named:
             raise BadInputError(f"--{option.name} needs a value. {misuse}")
+        else:  # a keyword alone (`/materials send`)
+            raise BadInputError(misuse)
     values.update(_positional(spec, line, loose, misuse))
     _require(spec, values)
     return Arguments(values)

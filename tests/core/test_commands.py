@@ -65,6 +65,7 @@ def test_a_chat_line_becomes_typed_arguments(name: str, line: str, expected: dic
         ("grant", "owner telegram:5", "Usage: /grant instructor|moderator USER"),
         ("invite", "maybe", "Usage: /invite, /invite open or /invite closed."),
         ("materials", "everything", "/materials send ID"),
+        ("materials", "send", "Send /materials for the list"),
         ("mistakes", "hello", "Usage: /mistakes"),
     ],
 )
