@@ -8,7 +8,7 @@ option values reach the core as they are, typed; what a command does is in
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, Literal
 
 import discord
@@ -33,7 +33,9 @@ STAFF_PERMISSIONS = {
 }
 MORE_FILES = "another file"
 
-Complete = Callable[[discord.Interaction, str], Awaitable[list[app_commands.Choice[str]]]]
+Complete = Callable[
+    [discord.Interaction[Any], str], Coroutine[Any, Any, list[app_commands.Choice[str]]]
+]
 
 
 def description(name: str) -> str:
@@ -62,7 +64,8 @@ def slash_command(spec: CommandSpec, handlers: Handlers) -> app_commands.Command
 
     async def callback(interaction: discord.Interaction, **given: Any) -> None:
         attachments = [given.pop(name) for name in files if given.get(name) is not None]
-        scope = given.pop(SCOPE, "channel") if binds else "channel"
+        where = given.pop(SCOPE, "channel") if binds else "channel"
+        scope: Literal["channel", "server"] = "server" if where == "server" else "channel"
         options = {
             name: _value(value)
             for name, value in given.items()
