@@ -47,6 +47,10 @@ GENERATED_PREFIX = "gen-"
 PASSAGES = 6
 PASSAGE_CHARS = 1500
 VERIFIED_NOTE = "Every answer was recomputed from the exercise's own data."
+PRIVATE_ELSEWHERE = (
+    "'{exercise}' was written from your private notes, so I only open it where you alone "
+    "read along: open it in a direct message."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,17 +222,21 @@ class ExerciseWriter:
         return await self._save(ctx, topic, difficulty, drafted, hits)
 
     async def load(self, ctx: Context, exercise_id: str) -> WrittenExercise | None:
-        """The generated exercise `gen-{id}` if it belongs to this student in this course."""
+        """The generated exercise `gen-{id}` if `ctx` may see it here (`core.visibility`):
+        None when it is not this student's in this course; a private one (written where her
+        notes were read) is refused in a shared place, with one line, and so never started,
+        shown or run there."""
         material_id = generated_material_id(exercise_id)
         if material_id is None:
             return None
         material = await self._store.get(material_id)
-        if (
-            material is None
-            or material.kind is not MaterialKind.EXERCISE
-            or access(ctx, material) is Access.NONE
-        ):
+        if material is None or material.kind is not MaterialKind.EXERCISE:
             return None
+        allowed = access(ctx, material)
+        if allowed is Access.NONE:
+            return None
+        if allowed is Access.ELSEWHERE:
+            raise BadInputError(PRIVATE_ELSEWHERE.format(exercise=exercise_id))
         return WrittenExercise.from_content(material.content, material.model).named(material_id)
 
     async def _passages(self, ctx: Context, topic: str) -> list[SearchHit]:

@@ -55,7 +55,7 @@ from core.exercises.parameters import instance_seed, split_instance_id
 from core.mistakes import MistakeEntry
 from core.mistakes.outbox import MistakeOutbox
 from core.practice.catalog import ExerciseCatalog, exercise_file_name
-from core.practice.exercise_writer import ExerciseWriter
+from core.practice.exercise_writer import ExerciseWriter, generated_material_id
 from core.practice.sheets import course_sheet, worked_solution
 from core.replies import ExerciseSheet, Notice, Reply, StepPrompt
 from core.reply_codec import from_data, to_data
@@ -111,6 +111,13 @@ class PracticeService:
         if not query:
             names = ", ".join(e.id for e in await self.catalog.all(ctx)) or "none yet"
             raise BadInputError(f"Which exercise? Use /practice TOPIC or /practice ID ({names}).")
+        if generated_material_id(query.strip()) is not None:
+            # One the model wrote for her: the writer asks the visibility policy (a private
+            # one is refused in a shared place), and its sheet comes before the first step.
+            written = await self.catalog.written(ctx, query.strip())
+            if written is None:
+                raise BadInputError(f"I found no guided exercise about '{query}' in this course.")
+            return await self._begin(ctx, written.definition, fresh=fresh, sheet=written.sheet())
         definition = await self.catalog.find(ctx, query)
         if definition is None:
             raise BadInputError(f"I found no guided exercise about '{query}' in this course.")

@@ -2,7 +2,9 @@
 (`CourseBot.handle`, and the poll calls an adapter makes). Hypothesis draws who asks (ana,
 who has private notes, or bob), where (a direct message or a group) and what: a question,
 /sources, /materials and /materials send, /flashcards (and its CSV export), /quiz, /lesson
-and its edits, /card and /pick by id, and votes in a quiz's polls.
+and its edits, /card and /pick by id, votes in a quiz's polls, and /practice of an exercise
+the model wrote for ana (two are stored as the exercise writer stores them: one written in a
+direct message, which quotes her notes, and one written in a group).
 
 The rule, stated here on its own (not read from `core.visibility`):
 - a note is shown only to its owner, where she alone reads the reply;
@@ -25,9 +27,10 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support.asking import request
+from support.exercise_drafts import POWER_RULE_DRAFT
 
 from bot.composition import Assembly, open_assembly
 from config import Settings
@@ -35,10 +38,13 @@ from core.commands import ParsedCommand
 from core.context import Member
 from core.courses.registry import CourseRegistry
 from core.database import create_engine, database_url_for
-from core.generation import MaterialStore
+from core.generation import MaterialKey, MaterialKind, MaterialStore, NewMaterial
+from core.generation.exercise_draft import ExerciseDraft, verify_draft
 from core.material import SourceFile
+from core.practice.exercise_writer import WrittenExercise
 from core.replies import ErrorReply, FlashcardsReply, FlashcardTurn, Notice, QuizReply
 from core.requests import Place, Response
+from core.visibility import Visibility
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sample-course"
 COURSE = "sample"
@@ -57,7 +63,7 @@ MAX_LISTED = 30
 
 ACTIONS = (
     "ask", "sources", "materials", "send", "card", "pick", "vote",
-    "lesson", "edit", "flashcards", "csv", "quiz",
+    "lesson", "edit", "flashcards", "csv", "quiz", "practice",
 )  # fmt: skip
 
 
@@ -237,6 +243,16 @@ class World:
             return response
         if step.action == "vote":
             return await self.vote(step)
+        if step.action == "practice":
+            found = model.of_kind("exercise", step.pick)
+            if found is None:
+                return Response()
+            response = await self.say(step, "practice", f"gen-{found[0]}")
+            expected = model.may_show(found[1], step.user, step.alone)
+            assert refused(response) is not expected, (step, found, response)
+            if expected:  # started: ended again, so the next step finds none open
+                await self.say(step, "quit")
+            return response
         raise AssertionError(step.action)
 
     async def vote(self, step: Step) -> Response:
@@ -283,7 +299,12 @@ def test_what_is_shown_where_follows_one_rule(tmp_path: Path, bundled_model: Non
         # Both are the course's students: what one may not see is the rule's, not the door's.
         for user in USERS:
             await CourseRegistry(engine).join(COURSE, user, via="invite")
-        return World(assembly, MaterialStore(engine), Model())
+        store, model = MaterialStore(engine), Model()
+        for alone in (True, False):
+            written = await _written_exercise(store, alone)
+            place = request("", OWNER, COURSE, shared=not alone).place
+            model.made[written] = Made(OWNER, alone, "exercise", place)
+        return World(assembly, store, model)
 
     world = loop.run_until_complete(start())
 
@@ -293,6 +314,8 @@ def test_what_is_shown_where_follows_one_rule(tmp_path: Path, bundled_model: Non
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     )
     @given(steps)
+    # Always tried: ana's private exercise named in a group, then where she alone reads.
+    @example([Step("practice", OWNER, False, 0), Step("practice", OWNER, True, 0)])
     def run(drawn: list[Step]) -> None:
         for step in drawn:
             loop.run_until_complete(world.run(step))
@@ -306,6 +329,22 @@ def test_what_is_shown_where_follows_one_rule(tmp_path: Path, bundled_model: Non
         loop.run_until_complete(stack.aclose())
         loop.run_until_complete(_cancel_the_rest())
         loop.close()
+
+
+async def _written_exercise(store: MaterialStore, alone: bool) -> int:
+    """An exercise as the writer stores it for ana: written in a direct message it is
+    private (the model read her notes there, and it quotes them), else the course's."""
+    draft = ExerciseDraft.model_validate(POWER_RULE_DRAFT)
+    definition = verify_draft(draft, 1).definition
+    assert definition is not None
+    statement = f"{MARK.title()} notes: {draft.statement}" if alone else draft.statement
+    written = WrittenExercise(
+        definition, statement, draft.solution, draft.final_answer, (), "medium", "seeded"
+    )
+    visibility = Visibility.PRIVATE if alone else Visibility.PUBLIC
+    parameters = {"difficulty": "medium", "request": f"seeded-{alone}"}
+    key = MaterialKey(COURSE, OWNER, MaterialKind.EXERCISE, "derivatives", visibility, parameters)
+    return await store.save(NewMaterial(key, written.content(), "seeded", grounded=True))
 
 
 async def _cancel_the_rest() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,11 @@ from support.fake_ollama import FakeOllama, running_fake_ollama, scripted
 from bot.composition import Assembly, open_assembly
 from config import Settings
 from core.commands import ParsedCommand
+from core.context import Audience, Member
 from core.material import SourceFile
 from core.mistakes import MistakeLog
 from core.replies import ErrorReply, ExerciseSheet, Notice, StepPrompt
+from core.requests import Place, Request
 
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "sample-course"
 
@@ -241,3 +244,37 @@ async def test_a_topic_the_course_does_not_cover_gets_one_line_and_no_model_call
         "The course material has nothing on 'medieval tapestry weaving' to model an exercise on."
     )
     assert chat_requests(fake) == []
+
+
+def in_group(user: str, name: str, argument: str = "") -> Request:
+    return Request(
+        Member(platform="test", user_id=user),
+        Place(Audience.SHARED, chat_id="test:group-1"),
+        message_id=f"test:{uuid.uuid4()}",
+        text="",
+        command=ParsedCommand(name, argument),
+        course="sample",
+    )
+
+
+async def test_an_exercise_written_in_a_direct_message_is_never_opened_in_a_group(
+    assembly: Assembly,
+) -> None:
+    bot = assembly.bot
+    # Written in a direct message, where the model read her notes: hers alone.
+    sheet = (await replies(bot, "", "ana", **command("exercise", "derivatives")))[0]
+    assert isinstance(sheet, ExerciseSheet)
+    await replies(bot, "", "ana", **command("quit"))
+    # Named in a group, it is refused with one line and none of it is shown there.
+    response = await bot.handle(in_group("ana", "practice", sheet.exercise_id))
+    [refused] = response.replies
+    assert isinstance(refused, ErrorReply), refused
+    assert "direct message" in refused.text
+    shown = " ".join(str(reply) for reply in response.replies)
+    assert VALID["statement"] not in shown and VALID["steps"][0]["prompt"] not in shown
+    # Nothing started there: a line in the group is not an answer, and /status knows none.
+    [status] = (await bot.handle(in_group("ana", "status"))).replies
+    assert isinstance(status, Notice) and "no exercise open" in status.text
+    # In her direct message it opens and runs as before.
+    again = await replies(bot, "", "ana", **command("practice", sheet.exercise_id))
+    assert isinstance(again[0], ExerciseSheet) and isinstance(again[1], StepPrompt), again
