@@ -67,6 +67,7 @@ CONFIDENTIAL_HERE = (
 HELP_TITLE = "coursebot"
 
 Route = Callable[[Request, ParsedCommand | None], Awaitable[Response]]
+LateScore = Callable[[PollAnswered], Awaitable[None]]
 
 
 class CourseBot:
@@ -109,6 +110,7 @@ class CourseBot:
         self._polls = polls
         self._held_votes = polls.vote_outbox(self._count_held_vote, outages)
         self._service_timeout_s = service_timeout_s
+        self._late_scores: dict[str, LateScore] = {}
         self._materials = materials
         self._catalog = catalog
         # What every command's handler may call (`core.commands.COMMANDS`).
@@ -347,9 +349,21 @@ class CourseBot:
         """Count held votes now and then until cancelled."""
         await self._held_votes.keep_flushing()
 
+    def send_late_scores(self, platform: str, send: LateScore) -> None:
+        """`send` delivers on `platform` what a held vote causes once it is counted (the
+        score after a quiz's last question), to the poll's chat."""
+        self._late_scores[platform] = send
+
     async def _count_held_vote(self, vote: PollVote) -> None:
-        # Its score, if it was the last question's, is not sent: the poll's chat has moved on.
-        await self._count_vote(vote)
+        answered = await self._count_vote(vote)
+        send = self._late_scores.get(vote.member.platform)
+        if send is None or not answered.response.replies or answered.chat_id is None:
+            return
+        try:
+            await send(answered)
+        except Exception:
+            # The vote is counted: a score that cannot be sent is not worth counting again.
+            log.exception("late quiz score not sent", platform=vote.member.platform)
 
     async def _count_vote(self, vote: PollVote) -> PollAnswered:
         """Raises only when a service is down or the service timeout ran out: the vote is

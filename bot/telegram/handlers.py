@@ -31,12 +31,20 @@ from bot.telegram.callbacks import CARD_DATA, card_command
 from bot.telegram.delivery import Sent, Target, deliver, edit, typing
 from bot.telegram.files import UploadProgress, incoming_file
 from bot.telegram.markup import PARSE_MODE, escape
-from bot.telegram.members import in_group, member_for, member_of, place_of, principal_argument
+from bot.telegram.members import (
+    PLATFORM,
+    in_group,
+    member_for,
+    member_of,
+    place_of,
+    principal_argument,
+)
 from bot.telegram.render import Outgoing, PollMessage, TextMessage, render, render_all
 from core.commands import ParsedCommand, command_spec, parse_command
 from core.course_bot import INTERNAL_ERROR, CourseBot
 from core.replies import ErrorReply, FlashcardTurn, Notice
 from core.requests import Request, Response
+from core.study.polls import PollAnswered
 
 log = structlog.get_logger(__name__)
 
@@ -61,6 +69,12 @@ class TelegramHandlers:
         application.add_handler(PollAnswerHandler(self.on_poll_answer))
         application.add_handler(CallbackQueryHandler(self.on_card_button, pattern=CARD_DATA))
         application.add_error_handler(self.on_error)
+
+        async def late_score(answered: PollAnswered) -> None:
+            await _send_to_poll_chat(application.bot, answered)
+
+        # A vote held back by an outage is counted later, outside any update.
+        self.core.send_late_scores(PLATFORM, late_score)
 
     async def on_command(self, update: Update, context: Callback) -> None:
         message = _message(update)
@@ -130,9 +144,7 @@ class TelegramHandlers:
         answered = await self.core.answer_poll(
             member_of(vote.user), vote.poll_id, vote.option_ids, str(update.update_id)
         )
-        if answered.response.replies and answered.chat_id is not None:
-            items = render_all(list(answered.response.replies))
-            await deliver(context.bot, Target(int(answered.chat_id)), items)
+        await _send_to_poll_chat(context.bot, answered)
 
     async def on_card_button(self, update: Update, context: Callback) -> None:
         """A "Show answer" or "Next" under a flashcard: the core's `/card`, shown in place of
@@ -208,3 +220,10 @@ def _message(update: Update) -> Message:
     if update.message is None:  # the handlers' filters only let new messages through
         raise ValueError("an update without a message")
     return update.message
+
+
+async def _send_to_poll_chat(bot: Bot, answered: PollAnswered) -> None:
+    """What a vote causes (the score after the last question), in the poll's chat."""
+    if answered.response.replies and answered.chat_id is not None:
+        items = render_all(list(answered.response.replies))
+        await deliver(bot, Target(int(answered.chat_id)), items)

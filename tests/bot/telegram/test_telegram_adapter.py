@@ -18,6 +18,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 from support.data_dirs import copy_data_dir
 from support.fake_telegram import (
     BOT_USER,
@@ -49,6 +50,7 @@ from core.mistakes import MistakeLog
 from core.mistakes.log import MistakeEntry
 from core.replies import FlashcardsReply, QuizReply
 from core.requests import Place, Request
+from core.study.polls import PollRegistry
 from ingestion import discover
 
 COURSE = "sample"
@@ -1375,3 +1377,33 @@ async def test_a_forwarded_command_is_the_forwarders_not_its_authors(tg: Telegra
     assert refused == "Sorry, only a course instructor can grant or revoke course roles."
     await course_in_dm(tg, TEACHER)
     assert str(MALLORY["id"]) not in joined(await tg.say(dm(TEACHER), TEACHER, "/staff"))
+
+
+async def test_a_vote_held_by_an_outage_is_counted_after_it_and_its_score_sent(
+    tg: TelegramBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Telegram never delivers a vote again: the last question's vote, cast while the
+    session store is unreachable, is counted once it is back, and the score reaches the
+    poll's chat then."""
+    await course_in_dm(tg, ALICE)
+    quiz, polls = await quiz_polls(tg, dm(ALICE), ALICE, "derivatives 2")
+    first, second = (call.result["poll"] for call in polls)
+    right = [q.correct for q in quiz.questions]
+    await tg.vote(first, ALICE, right[0])
+
+    async def unreachable(*_args: object) -> None:
+        raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    with monkeypatch.context() as outage:
+        outage.setattr(PollRegistry, "find", unreachable)
+        _, calls = await tg.vote(second, ALICE, right[1])
+    assert not sent_messages(calls)  # nothing to say yet, and no apology for a bug
+    start = len(tg.fake.calls)
+    assert await tg.core.count_held_votes()
+    [score] = sent_messages(tg.fake.calls[start:])
+    assert score.chat_id == ALICE["id"]
+    assert "Quiz done: 2 of 2 right." in visible_text(score.text)
+    # Counted once: nothing waits, and counting again sends nothing more.
+    start = len(tg.fake.calls)
+    assert await tg.core.count_held_votes()
+    assert not sent_messages(tg.fake.calls[start:])
