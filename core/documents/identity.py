@@ -2,8 +2,9 @@
 of documents it is a version of, and its version.
 
 Written by `ingestion.document_identity` and read by `core.documents.directory`. Codes and
-names are stored folded (case, accents and punctuation ignored, see `fold_name`) so a question
-is matched by comparing folded words only; what a code is, is `core.course_codes`'s."""
+names are stored folded (case, accents and punctuation ignored: `core.text.fold_name`, and a
+code's key, `core.course_codes.code_key`) so a question is matched by comparing folded words
+only; what a code is, is `core.course_codes`'s."""
 
 from __future__ import annotations
 
