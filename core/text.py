@@ -1,12 +1,13 @@
 """Text rules used everywhere: sentence splitting (one rule for chunking, quoting, study
-facts and lesson slides), what a heading looks like (quoting and lesson slides), what names a
-file, how a user-supplied name is shown on one printable line, and how names and codes
-compare."""
+facts and lesson slides), where a formula is (never split inside), what a heading looks like
+(quoting and lesson slides), what names a file, how a user-supplied name is shown on one
+printable line, and how names and codes compare."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 # A full stop after an abbreviation or an initial ends no sentence ("Dec. 18th",
@@ -23,10 +24,11 @@ _TAIL = 12
 
 def split_sentences(text: str) -> list[str]:
     """Split after `.`, `!` or `?` followed by white space, but not after an abbreviation or
-    an initial, nor before a lower-case word ("e.g. the mean"); line breaks inside a
-    sentence are kept, a joined false end becomes one space."""
+    an initial, nor before a lower-case word ("e.g. the mean"), nor inside a formula
+    (`math_spans`); line breaks inside a sentence are kept, a joined false end becomes one
+    space."""
     sentences: list[list[str]] = []
-    for part in _SENTENCE_END.split(text):
+    for part in split_outside_math(_SENTENCE_END, text):
         if not part:
             continue
         # The tail is enough to see an abbreviation, and keeps a long run of false ends
@@ -36,6 +38,75 @@ def split_sentences(text: str) -> list[str]:
         else:
             sentences.append([part])
     return [" ".join(parts) for parts in sentences]
+
+
+# Math as Markdown and LaTeX write it: display `$$…$$` and `\[…\]`, inline `$…$` and `\(…\)`
+# (`\\(…\\)` and `\\[…\\]` where Markdown escapes the backslash). `\$` is a dollar sign.
+_MATH_MARK = re.compile(r"\\\\[()\[\]]|\\[()\[\]$]|\$\$|\$")
+_MATH_CLOSES = {"$$": "$$", "$": "$", "\\(": "\\)", "\\[": "\\]"}
+# An inline `$` pair spanning more is two dollar signs ("$5 and $10"), not a formula.
+_MAX_INLINE_MATH = 400
+
+
+def math_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each formula in `text`, in order: an opening mark and the next
+    closing one of its kind; a mark with no closer is text. An inline `$` closes at the next
+    dollar mark, and, as in Pandoc, neither touches a space inside ("$5 and $10" is money).
+    One pass over the marks, and a binary search for each opener's closer."""
+    found: list[tuple[int, int, str]] = []
+    for match in _MATH_MARK.finditer(text):
+        mark = match.group().replace("\\\\", "\\")
+        if mark != "\\$":  # an escaped dollar sign is text
+            found.append((match.start(), match.end(), mark))
+    starts: dict[str, list[int]] = {}
+    for index, (_, _, mark) in enumerate(found):
+        starts.setdefault(mark, []).append(index)
+    spans: list[tuple[int, int]] = []
+    end = 0
+    for index, (start, _, mark) in enumerate(found):
+        if start < end or mark not in _MATH_CLOSES:
+            continue
+        if mark == "$":
+            closer = _inline_dollar_closer(text, found, index)
+        else:
+            # The next closer of its kind: marks are in order, so a search in its list.
+            kind = starts.get(_MATH_CLOSES[mark], [])
+            n = bisect_right(kind, index)
+            closer = kind[n] if n < len(kind) else None
+        if closer is not None:
+            spans.append((start, found[closer][1]))
+            end = found[closer][1]
+    return spans
+
+
+def _inline_dollar_closer(text: str, found: list[tuple[int, int, str]], index: int) -> int | None:
+    start, after, _ = found[index]
+    following = next((n for n in range(index + 1, len(found)) if found[n][2][0] == "$"), None)
+    if following is None or after >= len(text) or text[after].isspace():
+        return None
+    close_start, close_end, close_mark = found[following]
+    if close_mark != "$" or close_start - start > _MAX_INLINE_MATH or close_start == after:
+        return None
+    if text[close_start - 1].isspace() or text[close_end : close_end + 1].isdigit():
+        return None
+    return following
+
+
+def split_outside_math(pattern: re.Pattern[str], text: str) -> list[str]:
+    """`pattern.split(text)` at the matches that fall outside every formula."""
+    spans = math_spans(text)
+    parts: list[str] = []
+    last = 0
+    i = 0
+    for match in pattern.finditer(text):
+        while i < len(spans) and spans[i][1] <= match.start():
+            i += 1
+        if i < len(spans) and spans[i][0] < match.end():
+            continue  # inside (or across the edge of) a formula
+        parts.append(text[last : match.start()])
+        last = match.end()
+    parts.append(text[last:])
+    return parts
 
 
 # A heading: short, one line, no closing punctuation (the PDF loader keeps headings as

@@ -1,17 +1,21 @@
 """Structure-aware chunking: one chunk per slide or page when it fits, per heading section for
-documents without pages; large tables split by rows with the header repeated; list items and
-sentences are never cut. Every chunk fits the embedder's input with its context header."""
+documents without pages; large tables split by rows with the header repeated; list items,
+sentences and formulas (`$…$`, `$$…$$`, `\\(…\\)`, `\\[…\\]`) are never cut, unless one alone is
+longer than a chunk. Every chunk fits the embedder's input with its context header."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import groupby, pairwise
 
-from core.text import split_sentences
+from core.text import split_outside_math, split_sentences
 from ingestion.documents import Block, BlockKind, LoadedDocument
 
 TokenCounter = Callable[[str], int]
+
+_SPACES = re.compile(r"\s+")
 
 # [CLS] and [SEP], plus slack for the few tokens joining pieces can add.
 _RESERVED_TOKENS = 6
@@ -142,7 +146,16 @@ def _sentence_pieces(
 
 
 def _hard_split(text: str, count_tokens: TokenCounter, budget: int) -> Iterator[str]:
-    words = text.split()
+    """Words, a formula counting as one word: only a formula longer than the whole budget
+    is cut, at its own spaces."""
+    words: list[str] = []
+    for word in split_outside_math(_SPACES, text):
+        if not word:
+            continue
+        if " " in word and count_tokens(word) > budget:
+            words.extend(word.split())
+        else:
+            words.append(word)
     current: list[str] = []
     for word in words:
         if current and count_tokens(" ".join([*current, word])) > budget:

@@ -17,7 +17,7 @@ from core.course_codes import (
 )
 from core.exercises.expressions import _TOKEN, ExpressionTooLarge, prepare_expression, read_number
 from core.lessons.profiles import split_ideas
-from core.text import names_a_file
+from core.text import math_spans, names_a_file, split_sentences
 
 RUN = 200_000
 
@@ -82,3 +82,12 @@ def test_a_prerequisite_cell_of_thousands_of_codes_or_waivers_is_read() -> None:
     assert joined.conditional == ("MAE101",)
     waivers = parse_prerequisites("CS 101 (not applied) " * (RUN // 20))
     assert len(waivers.waived) == RUN // 20
+
+
+def test_runs_of_math_marks_are_read_in_one_pass() -> None:
+    # Openers with no closer, closers far away, a dollar sign before every letter.
+    for text in ("$" * RUN, "\\(" * RUN, "\\\\[" * RUN, "$x" * RUN, "$ " * RUN, "\\$" * RUN):
+        assert len(split_sentences(text + ". Next.")) <= 2
+    assert math_spans("\\(" * RUN + "x\\)") == [(0, 2 * RUN + 3)]
+    assert len(math_spans("$" * RUN)) == RUN // 4
+    assert math_spans("$x" + "\\(" * RUN) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.text import names_a_file, split_sentences
+from core.text import math_spans, names_a_file, split_sentences
 
 
 def test_sentences_end_at_a_full_stop_question_or_exclamation_mark() -> None:
@@ -50,3 +50,20 @@ def test_a_capital_letter_ending_a_sentence_still_ends_it() -> None:
 )
 def test_what_names_a_file_or_a_link(text: str, named: bool) -> None:
     assert names_a_file(text) is named
+
+
+def test_a_sentence_never_ends_inside_a_formula() -> None:
+    text = (
+        "It costs $5. Then $$f(x) = a. B$$ holds. Inline $a. B$ and \\\\(x. Y\\\\) too. "
+        "And \\[p. Q\\] ends. A price of $5 and $10. Done."
+    )
+    assert split_sentences(text) == [
+        "It costs $5.",
+        "Then $$f(x) = a. B$$ holds.",
+        "Inline $a. B$ and \\\\(x. Y\\\\) too.",
+        "And \\[p. Q\\] ends.",
+        "A price of $5 and $10.",
+        "Done.",
+    ]
+    # Money and an escaped dollar sign are not math; a mark with no closer is text.
+    assert math_spans("$5 and $10, \\$x\\$, $ y $, \\(open") == []

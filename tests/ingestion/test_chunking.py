@@ -92,3 +92,36 @@ def test_a_sentence_longer_than_the_budget_is_split_at_words(count: TokenCounter
     chunks = chunk_document(doc([block]), "c", count, MAX_TOKENS)
     assert all(count(c.embed_text) <= MAX_TOKENS for c in chunks)
     assert sum(len(c.text.split()) for c in chunks) == 600
+
+
+FORMULAS = (
+    # Display and inline math in each notation, with sentence ends and spaces inside.
+    "$$ L(\\mathbf{w}, b) = \\frac{1}{n} \\sum_{i=1}^{n} l^{(i)}. \\quad "
+    + " + ".join(f"W_{i} x_{i}. B_{i}" for i in range(5))
+    + " $$",
+    "\\[ f(x) = " + " + ".join(f"a_{i} x^{i}. Then" for i in range(6)) + " \\]",
+    "\\\\( g(x) = " + " + ".join(f"c_{i}. D_{i}" for i in range(8)) + " \\\\)",
+    "$h(x) = " + " + ".join(f"e_{i}. F_{i}" for i in range(8)) + "$",
+)
+
+
+@pytest.mark.parametrize("formula", FORMULAS)
+def test_a_formula_at_a_size_boundary_is_never_cut(count: TokenCounter, formula: str) -> None:
+    assert count(formula) < MAX_TOKENS // 2
+    filler = "Gradient descent takes a step against the gradient."
+    for sentences in range(30):
+        # The formula sits wherever the paragraph reaches the budget, one sentence later
+        # each time: some chunk boundary falls around (and was inside) it.
+        text = " ".join([filler] * sentences + [f"So {formula} holds."] + [filler] * 30)
+        chunks = chunk_document(doc([Block(text)]), "c", count, MAX_TOKENS)
+        assert len(chunks) > 1
+        whole = [c for c in chunks if formula in c.text]
+        assert len(whole) == 1, (sentences, [c.text[-80:] for c in chunks])
+        assert all(count(c.embed_text) <= MAX_TOKENS for c in chunks)
+
+
+def test_only_a_formula_longer_than_a_chunk_is_cut(count: TokenCounter) -> None:
+    formula = "$$ " + " + ".join(f"w_{{{i}}} x_{{{i}}}" for i in range(200)) + " $$"
+    chunks = chunk_document(doc([Block(f"Then {formula} holds.")]), "c", count, MAX_TOKENS)
+    assert len(chunks) > 1 and all(count(c.embed_text) <= MAX_TOKENS for c in chunks)
+    assert " ".join(c.text for c in chunks).split() == f"Then {formula} holds.".split()
