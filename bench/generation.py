@@ -222,6 +222,7 @@ async def verification_cost(rounds: int = 50) -> None:
 async def exercises(
     url: str, model_name: str, calls: int, timeout_s: float, concurrency: int
 ) -> None:
+    from core.exercises.fair_pool import FairPool
     from core.exercises.process_pool import KillableProcessPool
     from core.practice.exercise_writer import ExerciseDrafter
 
@@ -235,7 +236,7 @@ async def exercises(
     latencies: list[float] = []
     gate = asyncio.Semaphore(concurrency)
     async with KillableProcessPool(2, preload=("core.generation.exercise_draft",)) as pool:
-        drafter = ExerciseDrafter(Writing(model, timeout_s=timeout_s, stats=stats), pool)
+        drafter = ExerciseDrafter(Writing(model, timeout_s=timeout_s, stats=stats), FairPool(pool))
 
         async def one(index: int) -> None:
             topic, level = TOPICS[index % len(TOPICS)], DIFFICULTIES[index % len(DIFFICULTIES)]

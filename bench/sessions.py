@@ -58,7 +58,7 @@ class MemoryCatalog:
 class StubGrader:
     """ "right" is right; anything else is wrong."""
 
-    async def grade(self, _step: object, text: str) -> GradeResult:
+    async def grade(self, _step: object, text: str, **_: object) -> GradeResult:
         return GradeResult(text == "right", "stub")
 
 

@@ -27,7 +27,7 @@ from core.database import open_database
 from core.embedding.embedder import Embedder, writes_units
 from core.embedding.minilm_onnx import bundled_embedder
 from core.embedding.ollama_embedder import OllamaEmbedder
-from core.exercises import Grader, SymbolicChecker
+from core.exercises import Fairness, Grader, SymbolicChecker
 from core.generation import MaterialStore, StructuredModel, Writing
 from core.generation.materials import MaterialsDesk
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
@@ -214,7 +214,14 @@ async def open_assembly(
         cleanup.push_async_callback(throttle.close)
         # Symbolic grading runs in worker processes it can kill, started at the first
         # symbolic answer (not here: most commands never grade one) and stopped on exit.
-        symbolic = SymbolicChecker()
+        symbolic = SymbolicChecker(
+            timeout_s=settings.grading_timeout_s,
+            workers=settings.grading_workers,
+            fairness=Fairness(
+                contended_timeout_s=settings.grading_contended_timeout_s,
+                strike_window_s=settings.grading_strike_window_s,
+            ),
+        )
         cleanup.push_async_callback(symbolic.close)
         assembly = _assemble(
             settings, retrieval, k, llm, dense, index, sessions, database, throttle, symbolic
@@ -293,7 +300,7 @@ def _assemble(
         embedder=dense,
         store=materials,
         # Verification shares the grader's killable workers: both are short sympy jobs.
-        drafter=ExerciseDrafter(writing, symbolic.pool) if writing is not None else None,
+        drafter=ExerciseDrafter(writing, symbolic.queue) if writing is not None else None,
     )
     practice = PracticeService(
         store=sessions,

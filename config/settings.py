@@ -142,6 +142,13 @@ class Settings(BaseSettings):
     # The longest any one request waits on Redis or the database before it gets a short
     # "temporarily unavailable" reply (each call is bounded by a share of it).
     service_timeout_s: float = Field(5.0, gt=0, le=120)
+    # Expressions are checked in worker processes with a time limit; the workers are shared
+    # fairly: while others wait, no check holds one longer than the contended limit, which is
+    # also the whole limit of a person whose answers ran into it within the strike window.
+    grading_workers: int = Field(2, ge=1, le=64)
+    grading_timeout_s: float = Field(5.0, gt=0, le=120)
+    grading_contended_timeout_s: float = Field(1.0, gt=0, le=120)
+    grading_strike_window_s: float = Field(600.0, gt=0)
     max_question_chars: int = Field(
         2000, gt=0, description="Longest question or answer accepted, in characters."
     )

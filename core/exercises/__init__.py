@@ -9,6 +9,7 @@ from core.exercises.definitions import (
     Step,
     SymbolicAnswer,
 )
+from core.exercises.fair_pool import Fairness, FairPool, GradingBusyError
 from core.exercises.grading import Grader, GradeResult, SymbolicChecker, grade_answer
 from core.exercises.machine import (
     Attempt,
@@ -56,11 +57,14 @@ __all__ = [
     "ExerciseState",
     "ExerciseSummary",
     "Expire",
+    "FairPool",
+    "Fairness",
     "Feedback",
     "FormatProblem",
     "FreeTextAnswer",
     "GradeResult",
     "Grader",
+    "GradingBusyError",
     "Hint",
     "Invalid",
     "InvalidReason",

@@ -41,6 +41,7 @@ from core.exercises.expressions import (
     read_number,
     symbol_names,
 )
+from core.exercises.fair_pool import Fairness, FairPool
 from core.exercises.process_pool import JobTimeoutError, KillableProcessPool
 from core.llm import ChatModel, LlmUnavailableError
 from core.prompts import GRADE_FREE_TEXT_SYSTEM, GRADE_FREE_TEXT_USER
@@ -77,7 +78,9 @@ class SymbolicChecker:
     simplification neither holds up the event loop nor keeps a core busy afterwards.
 
     Create one in the composition root and `close()` it on shutdown; the workers start on the
-    first check. Two answers are checked in process because that is provably as cheap as it
+    first check. The workers are shared fairly among the people whose answers they check
+    (`FairPool`: one check per person at a time, people whose answers keep running into the
+    limit last). Two answers are checked in process because that is provably as cheap as it
     looks: an expression written exactly as expected (after normalising the symbols), and a
     number written plainly (no sympy involved)."""
 
@@ -87,11 +90,16 @@ class SymbolicChecker:
         timeout_s: float = 5.0,
         workers: int = 2,
         pool: KillableProcessPool | None = None,
+        fairness: Fairness | None = None,
     ) -> None:
         self.timeout_s = timeout_s
         self.pool = pool or KillableProcessPool(workers, preload=(__name__,))
+        self.queue = FairPool(self.pool, fairness)
 
-    async def check(self, answer: SymbolicAnswer | NumericAnswer, text: str) -> GradeResult:
+    async def check(
+        self, answer: SymbolicAnswer | NumericAnswer, text: str, *, person: str | None = None
+    ) -> GradeResult:
+        """The verdict on `text`; `GradingBusyError` while `person` has another check going."""
         if isinstance(answer, NumericAnswer) and _PLAIN_NUMBER.fullmatch(normalise_math(text)):
             return grade_numeric(answer, text)
         if isinstance(answer, SymbolicAnswer) and normalise_math(text) == normalise_math(
@@ -108,7 +116,7 @@ class SymbolicChecker:
                 return grade_symbolic(answer, text)
             # A number may still be read from it after its unit: that takes sympy.
         try:
-            return await self.pool.run(self.timeout_s, grade_answer, answer, text)
+            return await self.queue.run(self.timeout_s, grade_answer, answer, text, owner=person)
         except JobTimeoutError:
             log.warning("expression check timed out", chars=len(text))
             return GradeResult(False, _TIMED_OUT)
@@ -140,13 +148,15 @@ class Grader:
         self._owns_symbolic = symbolic is None
         self.symbolic = symbolic if symbolic is not None else SymbolicChecker()
 
-    async def grade(self, step: Step, text: str) -> GradeResult:
+    async def grade(self, step: Step, text: str, *, person: str | None = None) -> GradeResult:
+        """The verdict on `text`; `person` (a user id) shares the expression workers fairly
+        with others, and `GradingBusyError` says they have another answer being checked."""
         answer = step.answer
         refused = _refuse(text)
         if refused is not None:
             return refused
         if isinstance(answer, SymbolicAnswer | NumericAnswer):
-            return await self.symbolic.check(answer, text)
+            return await self.symbolic.check(answer, text, person=person)
         if isinstance(answer, FreeTextAnswer) and self.model is not None:
             return await self._grade_with_model(step, answer, text)
         return grade_answer(answer, text)

@@ -23,7 +23,8 @@ from core.context import Context
 from core.embedding.embedder import Embedder
 from core.errors import BadInputError
 from core.exercises import ExerciseDefinition
-from core.exercises.process_pool import JobTimeoutError, KillableProcessPool
+from core.exercises.fair_pool import FairPool
+from core.exercises.process_pool import JobTimeoutError
 from core.generation import (
     MaterialKey,
     MaterialKind,
@@ -132,13 +133,14 @@ class Drafted:
 
 class ExerciseDrafter:
     """The model's side of writing an exercise: draft through the structured layer, verify
-    in the killable pool, send the problems back and let it rewrite, a bounded number of
-    times. Model errors (`LlmUnavailableError`, `GenerationError`) propagate."""
+    in the grading workers (shared fairly: the student asking owns the checks), send the
+    problems back and let it rewrite, a bounded number of times. Model errors
+    (`LlmUnavailableError`, `GenerationError`) propagate."""
 
     def __init__(
         self,
         writing: Writing,
-        pool: KillableProcessPool,
+        pool: FairPool,
         *,
         verify_timeout_s: float = 10.0,
         rewrites: int = 2,
@@ -152,9 +154,11 @@ class ExerciseDrafter:
     def model(self) -> StructuredModel:
         return self.writing.model
 
-    async def draft(self, passages: str, count: int, topic: str, difficulty: str) -> Drafted | None:
+    async def draft(
+        self, passages: str, count: int, topic: str, difficulty: str, *, owner: str | None = None
+    ) -> Drafted | None:
         """A verified draft on `topic` from `count` numbered `passages`, or None when no
-        draft checked out."""
+        draft checked out. `owner` (who asked) owns the verification jobs."""
         messages = [
             Message("system", EXERCISE_SYSTEM),
             Message("user", EXERCISE_USER.format(
@@ -166,7 +170,7 @@ class ExerciseDrafter:
                 messages, ExerciseDraft,
                 validate=lambda draft: shape_problems(draft, count), purpose="exercise",
             )  # fmt: skip
-            verdict = await self._verify(result.value, count)
+            verdict = await self._verify(result.value, count, owner)
             if verdict.passed:
                 return Drafted(result.value, verdict, attempt)
             log.info("generated exercise failed verification", attempt=attempt,
@@ -179,9 +183,11 @@ class ExerciseDrafter:
             ]
         return None
 
-    async def _verify(self, draft: ExerciseDraft, count: int) -> Verdict:
+    async def _verify(self, draft: ExerciseDraft, count: int, owner: str | None) -> Verdict:
         try:
-            return await self.pool.run(self.verify_timeout_s, verify_draft, draft, count)
+            return await self.pool.run(
+                self.verify_timeout_s, verify_draft, draft, count, owner=owner
+            )
         except JobTimeoutError:
             return Verdict(("the checks took too long to compute; use simpler expressions",))
 
@@ -212,7 +218,9 @@ class ExerciseWriter:
             raise BadInputError("No language model is configured to write new exercises.")
         hits = await self._passages(ctx, topic)
         with model_failures_worded("exercise", topic):
-            drafted = await self._drafter.draft(_numbered(hits), len(hits), topic, difficulty)
+            drafted = await self._drafter.draft(
+                _numbered(hits), len(hits), topic, difficulty, owner=ctx.user_id
+            )
         if drafted is None:
             raise BadInputError(
                 f"I could not write an exercise on '{topic}' whose answers check out "

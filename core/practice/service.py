@@ -335,7 +335,8 @@ class PracticeService:
             grade = None
             if isinstance(event, Attempt):
                 step = current_step(state, definition)
-                grade = await self.grader.grade(step, event.text) if step else None
+                if step is not None:
+                    grade = await self.grader.grade(step, event.text, person=ctx.user_id)
             moved = transition(state, event, definition, grade)
             if moved.invalid is not None:
                 return self._replies(ctx, moved, definition)[0]
