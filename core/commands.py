@@ -681,6 +681,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
         misuse=BIND_USAGE,
     ),
     CommandSpec(
+        "unbind", "unbind this chat from its course",
+        lambda d, c: d.core.unbind_here(c.request),
+        role=Role.INSTRUCTOR, needs_course=False, chat_admin=True,
+    ),
+    CommandSpec(
         "ingest", "add files to the course material (attach them)",
         lambda d, c: d.uploads.announce(c.context, private=False),
         role=Role.INSTRUCTOR, private=True, files=5,

@@ -20,7 +20,7 @@ from core.answering import QuestionAnswering
 from core.catalog import CatalogDesk
 from core.commands import Call, Desks, ParsedCommand, command_spec, help_text
 from core.context import Audience, Context, Member, Role
-from core.courses.access import BIND_IN_DM, CourseAccess, NoCourseError
+from core.courses.access import BIND_IN_DM, UNBIND_IN_DM, CourseAccess, NoCourseError
 from core.courses.ids import parse_course_id
 from core.courses.registry import CourseRegistry
 from core.errors import (
@@ -208,6 +208,10 @@ class CourseBot:
             return Notice(BIND_IN_DM)
         text, course_id = bound
         return Notice(f"{text} {await self._material_note(course_id)}")
+
+    async def unbind_here(self, request: Request) -> Notice:
+        unbound = await self._access.unbind(request)
+        return Notice(unbound if unbound is not None else UNBIND_IN_DM)
 
     async def choose_course(self, request: Request, course: str) -> Notice:
         text, chosen = await self._access.choose(request, course)

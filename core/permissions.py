@@ -59,7 +59,8 @@ CREATE_NEEDS_CONFIGURED = (
 )
 REBIND_NEEDS_INSTRUCTOR = (
     "Sorry, this chat is bound to the course '{current}': only an instructor of '{current}' "
-    "who administers this chat, or the site's staff, can bind it to another course."
+    "who administers this chat, or the site's staff, can bind it to another course or unbind "
+    "it."
 )
 
 
@@ -177,6 +178,13 @@ class Authority:
         elif self._creation is CourseCreation.SITE_STAFF and not staff:
             raise PermissionDeniedError.because(CREATE_NEEDS_STAFF.format(course=course_id))
         return True
+
+    async def check_unbind(self, member: Member, current: str, *, bound_here: bool) -> None:
+        """May `member` unbind the chat they are in from `current`? A chat admin who may
+        take it away from its course (see `check_release`)."""
+        if not member.chat_admin:
+            raise PermissionDeniedError.because(BIND_NEEDS_ADMIN)
+        await self.check_release(member, current, bound_here=bound_here)
 
     async def check_release(self, member: Member, current: str, *, bound_here: bool) -> None:
         """May `member` take a chat away from `current`, the course it is bound to (to bind

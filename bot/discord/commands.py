@@ -21,6 +21,7 @@ from core.context import Role
 # Discord's own wording: /bind takes a scope.
 _DESCRIPTIONS = {
     "bind": "bind this channel or the whole server to a course (instructors, server admins)",
+    "unbind": "unbind this channel or the whole server from its course (its instructors)",
 }
 # Where /bind binds is Discord's own question (a channel or the whole server), not the core's.
 SCOPE = "scope"
@@ -60,7 +61,7 @@ def slash_command(spec: CommandSpec, handlers: Handlers) -> app_commands.Command
     """`spec` as a discord.py command. discord.py reads a command's options from its
     callback's signature, so the callback is given one built from the registry's options."""
     files = file_names(spec)
-    binds = spec.name == "bind"
+    binds = spec.name in ("bind", "unbind")
 
     async def callback(interaction: discord.Interaction, **given: Any) -> None:
         attachments = [given.pop(name) for name in files if given.get(name) is not None]

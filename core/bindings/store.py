@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from sqlalchemy import select, union
+from sqlalchemy import delete, select, union
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.bindings.models import ChatBinding, UserCourse
@@ -28,6 +28,14 @@ class CourseBindings:
             await connection.execute(
                 upsert(self._engine.dialect.name, ChatBinding, values, ("platform", "chat_id"))
             )
+
+    async def unbind(self, platform: str, chat_id: str) -> bool:
+        """Remove the chat's own binding; False when it had none."""
+        statement = delete(ChatBinding).where(
+            ChatBinding.platform == platform, ChatBinding.chat_id == chat_id
+        )
+        async with self._engine.begin() as connection:
+            return (await connection.execute(statement)).rowcount > 0
 
     async def bound_course(self, platform: str, chat_ids: Sequence[str]) -> str | None:
         """The course of the first of `chat_ids` that is bound (most specific first)."""

@@ -34,6 +34,11 @@ BIND_IN_DM = (
     "/bind is for groups and channels: send /bind COURSE there. In a direct message, choose "
     "your course with /course COURSE."
 )
+UNBIND_IN_DM = "/unbind is for groups and channels: send it in the chat to unbind."
+NOT_BOUND_HERE = (
+    "{name} has no binding of its own to remove (a Discord channel may follow its server's: "
+    "unbind the server)."
+)
 COURSE_IN_GROUP = (
     "In a group, questions are about the course the group is bound to (/bind COURSE). "
     "Send /course COURSE to me in a direct message to choose what your direct messages are about."
@@ -174,6 +179,21 @@ class CourseAccess:
         await self._courses.join(course_id, member.user_id, via="chat")
         created = " You created it, so you are its instructor." if new else ""
         return f"{place.name} is now bound to the course '{course_id}'.{created}", course_id
+
+    async def unbind(self, request: Request) -> str | None:
+        """`/unbind`: remove the chat's own binding; the confirmation, or None in a DM. Its
+        members stay in the course, and their direct messages stay about it."""
+        place, member = request.place, request.member
+        if place.direct or place.bind_key is None:
+            return None
+        current = await self._bindings.bound_course(member.platform, (place.bind_key,))
+        if current is None:
+            raise BadInputError(NOT_BOUND_HERE.format(name=place.name))
+        if not request.operator:
+            here = await self._bindings.bound_course(member.platform, place.lookup)
+            await self._authority.check_unbind(member, current, bound_here=here == current)
+        await self._bindings.unbind(member.platform, place.bind_key)
+        return f"{place.name} is no longer bound to the course '{current}'."
 
     async def _bound_at(self, request: Request) -> str | None:
         """The course the chat `/bind` would bind is bound to now: its own binding, else

@@ -42,7 +42,7 @@ from core.commands import COMMANDS as REGISTRY
 from core.commands import Kind
 from core.course_bot import INTERNAL_ERROR
 from core.courses.access import BIND_IN_DM, NO_DM_COURSE, UNBOUND_CHAT
-from core.permissions import BIND_NEEDS_ADMIN, BIND_NEEDS_INSTRUCTOR
+from core.permissions import BIND_NEEDS_ADMIN, BIND_NEEDS_INSTRUCTOR, REBIND_NEEDS_INSTRUCTOR
 from core.reading_profiles import Profile
 from core.replies import Answer, Citation
 
@@ -88,6 +88,7 @@ COMMANDS = {
     "forget": {"document": "nothing.md"},
     "mistakes": {},
     "bind": {"course": COURSE},
+    "unbind": {},
     "course": {"course": COURSE},
     "grant": {"role": "moderator", "who": BOB},
     "revoke": {"role": "moderator", "who": BOB},
@@ -316,6 +317,24 @@ async def test_a_teacher_role_named_in_settings_binds_the_server_from_the_course
     assert bound[-1].content.startswith(f"This server is now bound to the course '{COURSE}'.")
     answered = await app.run("ask", ALICE, ELSEWHERE, question=FINAL_EXAM)
     assert "Hall A" in answered[-1].content
+
+
+async def test_a_server_admin_without_a_course_role_cannot_move_or_unbind_its_channel(
+    app,
+) -> None:
+    # Issue 28.2 on Discord: Manage Server is no role on the course the channel is bound to.
+    for command, options in (("bind", {"course": "evil101"}), ("unbind", {})):
+        refused = await app.run(command, DEAN, IN_COURSE, **options)
+        assert refused[-1].ephemeral
+        assert refused[-1].content == REBIND_NEEDS_INSTRUCTOR.format(current=COURSE)
+    answered = await app.run("ask", ALICE, IN_COURSE, question=FINAL_EXAM)
+    assert "Hall A" in answered[-1].content
+    # Its instructor (a teacher by the server's role name, and a server admin) may.
+    unbound = await app.run("unbind", HEAD, IN_COURSE)
+    assert unbound[-1].content == f"This channel is no longer bound to the course '{COURSE}'."
+    assert (await app.run("ask", ALICE, IN_COURSE, question=FINAL_EXAM))[-1].content == (
+        UNBOUND_CHAT
+    )
 
 
 async def test_a_role_name_does_not_count_in_a_channel_bound_to_nothing(app) -> None:

@@ -356,14 +356,18 @@ async def test_a_co_admin_cannot_take_the_class_group_to_another_course(tg: Tele
     [refused] = texts(await tg.say(GROUP, ADMIN, "/bind evil101"))
     assert refused == (
         "Sorry, this chat is bound to the course 'sample': only an instructor of 'sample' who "
-        "administers this chat, or the site's staff, can bind it to another course."
+        "administers this chat, or the site's staff, can bind it to another course or unbind it."
     )
+    [refused] = texts(await tg.say(GROUP, ADMIN, "/unbind"))
+    assert refused.startswith("Sorry, this chat is bound to the course 'sample'")
     [alice_dm] = texts(await tg.say(dm(ALICE), ALICE, "/course"))
     assert alice_dm.startswith("Your direct messages are about the course 'sample'.")
     asked = tg.fake.text_update(GROUP, BOB, f"@{BOT_USER['username']} when is the exam?")
     await tg.send(asked)
     [granted] = texts(await tg.say(GROUP, TEACHER, "/grant moderator", reply_to=asked["message"]))
     assert granted == f"telegram:{BOB['id']} is now a moderator of 'sample'."
+    [unbound] = texts(await tg.say(GROUP, TEACHER, "/unbind"))
+    assert unbound == "This group is no longer bound to the course 'sample'."
 
 
 async def test_a_configured_instructor_binds_a_group_they_administer(tg: TelegramBot) -> None:

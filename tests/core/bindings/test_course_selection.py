@@ -28,7 +28,9 @@ from core.courses.access import (
     BIND_USAGE,
     COURSE_IN_GROUP,
     NO_DM_COURSE,
+    NOT_BOUND_HERE,
     NOT_YOURS,
+    UNBIND_IN_DM,
     UNBOUND_CHAT,
 )
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
@@ -483,6 +485,32 @@ async def test_a_co_admin_cannot_take_a_bound_group_to_another_course(bot: Cours
     assert refused == REBIND_NEEDS_INSTRUCTOR.format(current="calc101")
     assert "You created it" in await bind(bot, GROUP_ADMIN, group(), "calc102")
     assert await course_of(bot, STUDENT, group()) == "calc102"
+
+
+async def test_a_bound_chat_is_unbound_only_by_its_courses_instructor_or_site_staff(
+    open_bot: OpenBot,
+) -> None:
+    site = Member("telegram", "telegram:1", chat_admin=True)
+    co_admin = Member("telegram", "telegram:10", chat_admin=True)
+    async with open_bot(course_roles={"*": {"instructor": [site.user_id]}}) as bot:
+        assert notice(await say(bot, GROUP_ADMIN, dm(GROUP_ADMIN), "/unbind")) == UNBIND_IN_DM
+        refused = error(await say(bot, GROUP_ADMIN, group(), "/unbind"))
+        assert refused == NOT_BOUND_HERE.format(name="This group")
+        await bind(bot, GROUP_ADMIN, group(), "calc101")
+        await say(bot, STUDENT, group(), "/sources")
+
+        assert error(await say(bot, STUDENT, group(), "/unbind")) == BIND_NEEDS_ADMIN
+        refused = error(await say(bot, co_admin, group(), "/unbind"))
+        assert refused == REBIND_NEEDS_INSTRUCTOR.format(current="calc101")
+        assert await course_of(bot, STUDENT, group()) == "calc101"
+        unbound = notice(await say(bot, GROUP_ADMIN, group(), "/unbind"))
+        assert unbound == "This group is no longer bound to the course 'calc101'."
+        assert await course_of(bot, STUDENT, group()) is None
+        assert await dm_course(bot, STUDENT) == "calc101"  # her membership stays
+        # Now unbound, the co-admin may bind it (to a course of their own); site staff
+        # may unbind any chat.
+        assert "You created it" in await bind(bot, co_admin, group(), "evil101")
+        assert "no longer bound" in notice(await say(bot, site, group(), "/unbind"))
 
 
 async def test_a_bound_chat_is_moved_by_site_staff_and_a_channel_inherits_its_server(
