@@ -1,5 +1,7 @@
-"""Markdown: headings give the section path; paragraphs, list items, tables and code blocks
-become blocks in reading order (markdown-it-py, CommonMark plus tables)."""
+"""Markdown: headings give the section path; paragraphs, list items, tables, code blocks and
+display formulas become blocks in reading order (markdown-it-py, CommonMark plus tables, and
+mdit-py-plugins' math: a `$$…$$` or `\\[…\\]` block is one block, where CommonMark read its
+lines starting with `+ ` or `- ` as a list and dropped the signs)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.texmath import texmath_plugin
 
 from ingestion.documents import Block, BlockKind, LoadedDocument, Table
 from ingestion.loaders.plain_text import read_text
@@ -17,9 +21,16 @@ _STRONG = re.compile(r"(\*\*|__)(.+?)\1")
 
 def load_markdown(path: Path, file_name: str, with_images: bool = False) -> LoadedDocument:
     text = read_text(path)
-    blocks = list(_blocks(MarkdownIt("commonmark").enable("table").parse(text)))
+    blocks = list(_blocks(_parser().parse(text)))
     title = next((b.section[0] for b in blocks if b.section), Path(file_name).stem)
     return LoadedDocument(file_name=file_name, title=title, blocks=blocks)
+
+
+def _parser() -> MarkdownIt:
+    # Inline math stays in its paragraph's source text; the plugins matter for the blocks.
+    parser = MarkdownIt("commonmark").enable("table")
+    parser.use(dollarmath_plugin, allow_labels=False, allow_space=True, allow_digits=True)
+    return parser.use(texmath_plugin, delimiters="brackets")
 
 
 def _blocks(tokens: list[Token]):
@@ -46,6 +57,11 @@ def _blocks(tokens: list[Token]):
             if content:
                 prefix = "- " if list_depth else ""
                 yield Block(prefix + content, kind, section=section)
+        elif token.type == "math_block" and token.content.strip():
+            # As a paragraph holding it read: its lines joined by spaces, in its own marks.
+            close = "\\]" if token.markup == "\\[" else "$$"
+            formula = " ".join(token.content.split())
+            yield Block(f"{token.markup} {formula} {close}", BlockKind.PARAGRAPH, section=section)
         elif token.type in ("fence", "code_block") and token.content.strip():
             yield Block(token.content.rstrip(), BlockKind.PARAGRAPH, section=section)
         elif token.type == "table_open":

@@ -37,6 +37,22 @@ def test_markdown_nested_headings_build_the_section_path(tmp_path: Path) -> None
     }
 
 
+def test_a_display_formula_is_one_block_with_its_signs(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text(
+        "# Loss\n\nThe loss is\n\n$$\nL = a\n+ b\n- c\n$$\n\n"
+        "and in brackets\n\n\\[\nM = x\n- y\n\\]\n\nwith $d$ and \\(e\\) inline.\n"
+    )
+    blocks = load_markdown(path, "notes.md").blocks
+    assert [(b.text, b.kind) for b in blocks] == [
+        ("The loss is", BlockKind.PARAGRAPH),
+        ("$$ L = a + b - c $$", BlockKind.PARAGRAPH),
+        ("and in brackets", BlockKind.PARAGRAPH),
+        ("\\[ M = x - y \\]", BlockKind.PARAGRAPH),
+        ("with $d$ and \\(e\\) inline.", BlockKind.PARAGRAPH),
+    ]
+
+
 def test_plain_text_splits_paragraphs_at_blank_lines(tmp_path: Path) -> None:
     path = tmp_path / "announcement.txt"
     path.write_text("\ufeffFirst paragraph\nstill first.\n\n\nSecond one.\n", encoding="utf-8")
