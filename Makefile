@@ -34,12 +34,14 @@ demo: $(VENV)/.installed
 	$(BIN)/coursebot ask --course sample "$(QUESTION)"
 	$(BIN)/coursebot chat --course sample
 
-## Install the dev extras, lint, and run the whole test suite.
+## Install the dev extras, lint (ruff, mypy), and run the whole test suite.
 test: $(VENV)/.installed-dev lint
 	$(BIN)/python -m pytest
 
 lint:
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 ## Regenerate the sample course's slide PDFs from their text source.
 sample-pdfs: $(VENV)/.installed-dev

@@ -312,9 +312,11 @@ def _assemble(
         ttl=timedelta(seconds=settings.session_ttl_seconds),
     )
     courses = CourseRegistry(database)
-    authority = Authority(
-        RoleGrants(settings.course_roles), courses, CourseCreation(settings.course_creation)
-    )
+    grants = {
+        course: {str(role): names for role, names in roles.items()}
+        for course, roles in settings.course_roles.items()
+    }
+    authority = Authority(RoleGrants(grants), courses, CourseCreation(settings.course_creation))
     # No SourceFiles: the index keeps text, not the original files, so the visual
     # profile's figures are diagrams (the caption says so).
     lessons = LessonService(

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import structlog
 from limits import RateLimitItem
-from limits.aio.storage import MemoryStorage, RedisStorage, Storage
+from limits.aio.storage import MemoryStorage, RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from limits.errors import StorageError
 from redis.asyncio import BlockingConnectionPool
@@ -101,7 +101,7 @@ class RequestThrottle:
     ):
         self._person = _Limit.of(rate, THROTTLED_MESSAGE)
         self._place = _Limit.of(place_rate, PLACE_THROTTLED_MESSAGE) if place_rate else None
-        self._storage: Storage
+        self._storage: MemoryStorage | RedisStorage  # both keep moving windows
         self._pool: BlockingConnectionPool | None = None
         if redis_url is None:
             self._storage = MemoryStorage()

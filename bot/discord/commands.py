@@ -123,7 +123,7 @@ def _keyword(name: str, annotation: Any, default: Any) -> inspect.Parameter:
 
 def _annotation(option: Option) -> Any:
     if option.choices:
-        return Literal.__getitem__(option.choices)  # type: ignore[attr-defined]
+        return Literal.__getitem__(option.choices)
     if option.kind is Kind.INTEGER:
         if option.low is None and option.high is None:
             return int

@@ -31,7 +31,7 @@ RESPONDER = "coursebot.responder"  # key of the Responder in `Interaction.extras
 MAX_CHOICES = 25  # Discord shows at most 25 autocomplete choices
 CHOICE_CHARS = 100
 THREAD_NAME_CHARS = 100
-THREAD_ARCHIVE_MINUTES = 1440
+THREAD_ARCHIVE_MINUTES: Literal[60, 1440, 4320, 10080] = 1440  # the durations Discord offers
 
 Choices = list[app_commands.Choice[str]]
 Someone = discord.User | discord.Member | discord.Role

@@ -17,7 +17,7 @@ def addressed_to(message: Message, me: User) -> bool:
 
 
 def mentions(message: Message, me: User) -> bool:
-    kinds = [MessageEntity.MENTION, MessageEntity.TEXT_MENTION]
+    kinds: list[str | None] = [MessageEntity.MENTION, MessageEntity.TEXT_MENTION]
     for entity, text in message.parse_entities(kinds).items():
         if entity.type == MessageEntity.TEXT_MENTION:
             if entity.user is not None and entity.user.id == me.id:

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
+from typing import Literal, cast
 
 import structlog
 from telegram import (
@@ -32,6 +33,8 @@ TYPING_EVERY_S = 4.0
 TYPING_AFTER_S = 0.3
 # Citations name files, not links; a preview card would only push the answer up.
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+# Telegram numbers a quiz poll's options 0-11; the study checks keep a question to four.
+OptionNumber = Literal[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
 
 # Told about each message once it is sent (the core remembers which poll asks what).
 Sent = Callable[[Outgoing, Message], Awaitable[None]]
@@ -114,7 +117,7 @@ async def _send(bot: Bot, target: Target, item: Outgoing, reply: ReplyParameters
                 list(item.options),
                 is_anonymous=False,
                 type=Poll.QUIZ,
-                correct_option_ids=[item.correct],
+                correct_option_ids=[cast(OptionNumber, item.correct)],
                 explanation=item.explanation or None,
                 message_thread_id=thread,
                 reply_parameters=reply,

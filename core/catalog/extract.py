@@ -9,6 +9,7 @@ same tables and the title, so several versions of a course can be told apart."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -31,11 +32,11 @@ class SourceTable:
 class DocumentVersion:
     """Which version of the material a document is: newer sorts later (date, then intake)."""
 
-    date: date | None = None
+    date: datetime.date | None = None  # the field's name hides the type inside the class
     intake: int | None = None  # the K-number of a curriculum (BIT_AI_K20D-21A -> 20)
     label: str = field(default="", compare=False)
 
-    def key(self) -> tuple[date, int]:
+    def key(self) -> tuple[datetime.date, int]:
         return (self.date or date.min, self.intake if self.intake is not None else -1)
 
 

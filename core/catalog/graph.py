@@ -204,7 +204,8 @@ class Catalog:
 
         def walk(requirement: Requirement | None, depth: int) -> None:
             for code in dict.fromkeys(requirement.codes() if requirement else ()):
-                for target in self.matching(code) or [None]:
+                targets: list[Course | None] = [*self.matching(code)] or [None]
+                for target in targets:
                     repeated = target is not None and target.code in seen
                     lines.append((depth, code, target, repeated))
                     if target is not None and not repeated:

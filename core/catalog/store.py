@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import Row, delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core.catalog.extract import CourseFact, DocumentVersion
@@ -103,7 +104,8 @@ def _values(course_id: str, document_id: str, ordinal: int, fact: CourseFact) ->
     }
 
 
-def _fact(row: CatalogCourseRow) -> CourseFact:
+def _fact(row: Row[Any]) -> CourseFact:
+    """A fact from a row of `catalog_courses` (read as columns, not as an ORM object)."""
     return CourseFact(
         code=row.code,
         name=row.name,

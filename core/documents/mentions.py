@@ -61,7 +61,7 @@ def mentions(question: str, documents: Mapping[str, DocumentIdentity]) -> Mentio
 
 
 def _by_code(question: str, documents: Mapping[str, DocumentIdentity]) -> list[tuple[str, int]]:
-    hits = []
+    hits: list[tuple[str, int]] = []
     for code in codes_in(question, typed=True):
         if code.family:
             owners = [

@@ -265,7 +265,7 @@ def names_in(text: str) -> list[str]:
 
 
 def symbol_names(expression: sympy.Expr) -> set[str]:
-    return {symbol.name for symbol in expression.free_symbols}  # type: ignore[attr-defined]
+    return {symbol.name for symbol in expression.free_symbols}
 
 
 def power_size(expression: sympy.Basic) -> float:
@@ -319,7 +319,7 @@ def compare(expected: sympy.Expr, given: sympy.Expr) -> Comparison:
 def _agree_at_random_points(a: sympy.Expr, b: sympy.Expr) -> bool | None:
     """True when a and b agree at every usable random point (at least three), False when they
     differ at one, None when too few points are defined for both."""
-    symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)  # type: ignore[attr-defined]
+    symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
     seed = zlib.crc32(f"{sympy.srepr(a)}|{sympy.srepr(b)}".encode())
     rng = random.Random(seed)
     usable = 0

@@ -268,7 +268,7 @@ def _rgb(colour: Any) -> RGB:
         colour = (colour,)
     values = [float(v) for v in colour if isinstance(v, int | float)]
     if len(values) == 1:
-        return (values[0],) * 3  # type: ignore[return-value]
+        return (values[0],) * 3
     if len(values) == 3:
         return (values[0], values[1], values[2])
     if len(values) == 4:

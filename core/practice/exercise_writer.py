@@ -268,11 +268,12 @@ class ExerciseWriter:
     async def _save(
         self, ctx: Context, topic: str, difficulty: str, drafted: Drafted, hits: list[SearchHit]
     ) -> WrittenExercise:
-        assert drafted.verdict.definition is not None and self._drafter is not None
-        draft, verdict, model = drafted.draft, drafted.verdict, self._drafter.model.name
+        definition = drafted.verdict.definition
+        assert definition is not None and self._drafter is not None
+        draft, model = drafted.draft, self._drafter.model.name
         followed = [hits[n - 1] for n in dict.fromkeys(draft.sources)] or hits[:1]
         written = WrittenExercise(
-            definition=verdict.definition,
+            definition=definition,
             statement=draft.statement,
             solution=draft.solution,
             final_answer=draft.final_answer,

@@ -198,7 +198,12 @@ class PracticeService:
             current = self._state(stored)
             busy = current is not None and current.status is Status.IN_PROGRESS
             same = current is not None and _base_id(current.exercise_id) == base.id
-            if busy and not self._expired(current) and not (fresh and same and base.parametric):
+            if (
+                current is not None
+                and busy
+                and not self._expired(current)
+                and not (fresh and same and base.parametric)
+            ):
                 return [_busy_notice(ctx, _Record.of(stored))]  # type: ignore[arg-type]
             if base.parametric:
                 definition = await self._draw(ctx, base)
@@ -404,7 +409,7 @@ class PracticeService:
                     )
                     pending = []
                 case Feedback(text=text, correct=correct):
-                    mark = {True: "✓ ", False: "✗ "}.get(correct, "")  # type: ignore[call-overload]
+                    mark = "" if correct is None else "✓ " if correct else "✗ "
                     pending.append(mark + text)
                 case ShowHint(hint_number=number, text=text):
                     pending.append(f"Hint {number}: {text}")
