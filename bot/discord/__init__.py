@@ -6,8 +6,7 @@ only `bot.discord.cli`, and must not pay for discord.py and the core."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from bot.common.lazy_exports import lazy_getattr
 
 _EXPORTS = {
     "CourseClient": "bot.discord.client",
@@ -18,9 +17,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

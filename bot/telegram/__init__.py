@@ -6,8 +6,7 @@ The public names are loaded when first used: `coursebot telegram --help` reads o
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from bot.common.lazy_exports import lazy_getattr
 
 _EXPORTS = {
     "Polling": "bot.telegram.serving",
@@ -19,9 +18,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _EXPORTS)
