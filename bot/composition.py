@@ -52,6 +52,7 @@ from core.throttle import RequestThrottle
 from core.uploads import ExpectedUploads, UploadDesk
 from ingestion.captioning import OllamaCaptioner
 from ingestion.file_limits import FileLimits
+from ingestion.loaders.ocr import TesseractOcr
 from ingestion.pipeline import Ingestor
 
 if TYPE_CHECKING:  # llama-index loads only where a model is configured
@@ -289,6 +290,12 @@ def _assemble(
             max_files=settings.notes_max_files,
             max_pages=settings.notes_max_pages,
             max_bytes=settings.notes_max_bytes,
+        ),
+        ocr=TesseractOcr.find(
+            settings.ocr_binary,
+            settings.ocr_languages,
+            settings.ocr_page_timeout_s,
+            settings.max_ocr_pages,
         ),
     )
     generator = structured_model(settings, ModelRole.GENERATE)

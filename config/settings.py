@@ -170,6 +170,19 @@ class Settings(BaseSettings):
     notes_max_files: int = Field(100, gt=0, description="Private notes files per student.")
     notes_max_pages: int = Field(3000, gt=0, description="Pages of private notes per student.")
     notes_max_mb: float = Field(200, gt=0, description="Megabytes of notes per student.")
+    # Scanned PDF pages are read with Tesseract where its binary is installed (the image's
+    # `--build-arg WITH_OCR=1` brings English, Vietnamese and Italian data); elsewhere a PDF
+    # that is all scans is refused with a message saying so.
+    ocr_binary: str = Field("tesseract", description="Tesseract: a name on PATH or a path.")
+    ocr_languages: str = Field(
+        "eng",
+        pattern=r"^[a-z_]+(\+[a-z_]+)*$",
+        description="Languages of scanned pages in Tesseract's notation, e.g. 'eng+vie'.",
+    )
+    ocr_page_timeout_s: float = Field(60.0, gt=0, le=600, description="OCR time per page.")
+    max_ocr_pages: int = Field(
+        300, gt=0, description="Scanned pages one PDF may have; each is read with OCR."
+    )
     log_format: Literal["auto", "console", "json"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

@@ -45,6 +45,7 @@ from ingestion.identity import document_id, file_sha256
 from ingestion.indexer import ChunkWriter, DocumentMeta
 from ingestion.kinds import infer_kind
 from ingestion.loaders import loader_for
+from ingestion.loaders.ocr import TesseractOcr
 
 log = structlog.get_logger(__name__)
 
@@ -106,9 +107,11 @@ class Ingestor:
         catalog: CatalogStore | None = None,
         limits: FileLimits | None = None,
         notes_quota: NotesQuota | None = None,
+        ocr: TesseractOcr | None = None,
     ) -> None:
         """`limits` bound each file (the defaults when None); `notes_quota` bounds each
-        student's private notes (the defaults when None)."""
+        student's private notes (the defaults when None); `ocr` reads scanned PDF pages
+        (None: a PDF that is all scans is refused)."""
         self.index = index
         self.embedder = embedder
         self.writer = ChunkWriter(index, embedder, sparse)
@@ -117,6 +120,7 @@ class Ingestor:
         self.catalog = catalog
         self.limits = limits or FileLimits()
         self.notes_quota = notes_quota or NotesQuota()
+        self.ocr = ocr
         self._told_about_images = False
 
     async def ingest(
@@ -229,7 +233,7 @@ class Ingestor:
         the index does not know them yet; `notes` (private notes only) what the owner keeps,
         this run's files included."""
         try:
-            loader = loader_for(source.file_name, self.limits)
+            loader = loader_for(source.file_name, self.limits, self.ocr)
             size = source.path.stat().st_size
             if size == 0:
                 raise EmptyFileError("the file is empty")

@@ -12,6 +12,7 @@ from ingestion.file_limits import FileLimits
 from ingestion.loaders.docx import load_docx
 from ingestion.loaders.exercise import is_exercise_file, load_exercise
 from ingestion.loaders.markdown import load_markdown
+from ingestion.loaders.ocr import TesseractOcr
 from ingestion.loaders.pdf import load_pdf
 from ingestion.loaders.plain_text import load_text
 from ingestion.loaders.pptx import load_pptx
@@ -32,9 +33,12 @@ def supported_types() -> str:
     return ", ".join([*sorted(LOADERS), ".exercise.yaml"])
 
 
-def loader_for(file_name: str, limits: FileLimits | None = None) -> Loader:
-    """The loader for a file name's type, bound to `limits` (the defaults when None), or
-    UnsupportedFileError naming what is supported."""
+def loader_for(
+    file_name: str, limits: FileLimits | None = None, ocr: TesseractOcr | None = None
+) -> Loader:
+    """The loader for a file name's type, bound to `limits` (the defaults when None) and to
+    `ocr` for scanned PDF pages (None: none read), or UnsupportedFileError naming what is
+    supported."""
     limits = limits or FileLimits()
     if is_exercise_file(file_name):
         return load_exercise
@@ -45,7 +49,7 @@ def loader_for(file_name: str, limits: FileLimits | None = None) -> Loader:
         shown = f"'{suffix}'" if suffix else "a file without an extension"
         raise UnsupportedFileError(f"{shown} is not a supported type (supported: {kinds})")
     if loader is load_pdf:
-        return partial(load_pdf, max_pages=limits.max_pdf_pages)
+        return partial(load_pdf, max_pages=limits.max_pdf_pages, ocr=ocr)
     if loader is load_pptx:
         return partial(load_pptx, max_slides=limits.max_deck_slides)
     return loader

@@ -24,6 +24,7 @@ import structlog
 from ingestion.documents import Block, BlockKind, DocumentKind, ImageRef, LoadedDocument
 from ingestion.errors import CorruptFileError, EmptyFileError, EncryptedFileError
 from ingestion.file_limits import check_count
+from ingestion.loaders.ocr import TesseractOcr
 from ingestion.loaders.text_cleanup import (
     MIN_IMAGE_SIDE,
     clean_text,
@@ -94,10 +95,16 @@ class _Layout:
 
 
 def load_pdf(
-    path: Path, file_name: str, with_images: bool = False, *, max_pages: int | None = None
+    path: Path,
+    file_name: str,
+    with_images: bool = False,
+    *,
+    max_pages: int | None = None,
+    ocr: TesseractOcr | None = None,
 ) -> LoadedDocument:
     """`max_pages`: a PDF with more pages is refused from its page count, before any text is
-    read (None: no limit)."""
+    read (None: no limit). `ocr` reads the pages without a text layer (None: they stay
+    empty, and a PDF that is all scans is refused)."""
     try:
         pdf = pdfium.PdfDocument(path)
     except pdfium.PdfiumError as error:
@@ -118,6 +125,8 @@ def load_pdf(
         check_count(file_name, len(pdf), max_pages, "pages")
         title = document_title(pdf.get_metadata_dict().get("Title"), file_name)
         pages = list(_read_pages(pdf, file_name, with_images))
+        if ocr is not None:
+            _read_scanned(pdf, pages, file_name, ocr)
     finally:
         pdf.close()
 
@@ -128,6 +137,11 @@ def load_pdf(
     slides = all(page.width > page.height for page in pages)
     layout = _measure(pages, slides)
     blocks = _slide_blocks(pages, layout) if slides else _document_blocks(pages, layout)
+    if not blocks and ocr is not None:
+        raise EmptyFileError(
+            f"{file_name} has no text that can be read, even with OCR: if it is a scan, it "
+            "may be too faint or blurred; a sharper scan may work."
+        )
     if not blocks:
         raise EmptyFileError(
             f"{file_name} has no text that can be extracted. If it is a scan, run it through "
@@ -149,6 +163,18 @@ def _read_pages(pdf: pdfium.PdfDocument, file_name: str, with_images: bool) -> I
             yield _read_page(pdf, index, file_name, with_images)
         except pdfium.PdfiumError:
             log.warning("skipping a PDF page pdfium can't read", file=file_name, page=index + 1)
+
+
+def _read_scanned(
+    pdf: pdfium.PdfDocument, pages: list[_Page], file_name: str, ocr: TesseractOcr
+) -> None:
+    """Fill the pages without a text layer with their OCR'd lines; pages with text (the
+    rest of a mixed PDF) are read as they are."""
+    empty = {page.number: page for page in pages if not page.lines}
+    for number, lines in ocr.read_pages(pdf, sorted(empty), file_name).items():
+        empty[number].lines = [
+            _Line(text, line.box) for line in lines if (text := clean_text(line.text))
+        ]
 
 
 def _read_page(pdf: pdfium.PdfDocument, index: int, file_name: str, with_images: bool) -> _Page:
