@@ -1,0 +1,175 @@
+"""Whether a citation's section label names the heading a reader sees above the cited text
+(`section_label_accuracy`), as pure functions over loaded passages.
+
+A gold case says which heading stands above a gold span's first line (labelled by reading the
+PDF). The passage that holds the span is found with the span-hit rule of `metrics` (80% of the
+span's tokens), on the span's page when passages have pages; a span that straddles passages
+counts for the one holding its start. A label names the heading when its last or
+second-to-last level is the heading, compared without case, spacing, punctuation or
+numbering ("Section 10: Grading", "10. Grading" and "GRADING:" all name "Grading")."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from core.evaluation.metrics import SPAN_COVERAGE, span_coverage, tokens
+
+# How a section path is joined in a chunk's label (`ingestion.chunking.section_label`).
+LABEL_SEPARATOR = " > "
+# The levels of a label that may name the heading: its last two.
+NAMING_LEVELS = 2
+# The span's first tokens, found in order, mark where it starts.
+START_TOKENS = 6
+# "Section 10:", "Part II.", "10.", "2.3", "IV.", "B)", "4)" before a heading's words.
+_NUMBERING = re.compile(
+    r"^\s*(?:(?:section|part|chapter|unit|module)\s+)?"
+    r"(?:\d+(?:\.\d+)*[.):]?|[ivxlc]+[.):]|[a-z][.)])\s*[:.\-\u2013\u2014]?\s+",
+    re.IGNORECASE,
+)
+
+
+class Passage(Protocol):
+    """What the measure reads of a loaded passage (a chunk or a block)."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def page(self) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SectionLabelCase:
+    """One labelled gold span: which question's which span, in which file and on which page
+    it starts, and the heading above it (with that heading's own parent, when it has one)."""
+
+    question_id: str
+    span_index: int
+    file: str
+    page: int
+    heading: str
+    parent: str | None = None
+
+
+class MissCause(StrEnum):
+    """Why a chunk's label does not name the gold heading, from the loaded blocks' sections:
+    where along load → chunk the heading was lost."""
+
+    SPAN_NOT_FOUND = "span not found in the chunks"
+    NO_LABEL = "chunk has no section label"
+    NOT_DETECTED = "heading never detected (no block's section names it)"
+    PARENT_ONLY = "label names the heading's parent, not the heading"
+    OTHER_SECTION = "heading detected, but the span's block is in another section"
+    CHUNK_LABEL = "span's block has the heading, but its chunk is labelled otherwise"
+
+
+@dataclass(frozen=True, slots=True)
+class SectionLabelResult:
+    """The label of the chunk holding the case's span (None: no chunk holds it), whether it
+    names the gold heading, and, when it does not, why."""
+
+    case: SectionLabelCase
+    label: str | None
+    hit: bool
+    cause: MissCause | None = None
+
+
+def heading_key(text: str) -> str:
+    """A heading as compared: NFKC, numbering dropped, then the span-hit normalisation (case
+    folded, punctuation and spacing collapsed). A heading that is only numbering keeps it."""
+    text = unicodedata.normalize("NFKC", text).strip()
+    unnumbered = _NUMBERING.sub("", text, count=1)
+    return " ".join(tokens(unnumbered) or tokens(text))
+
+
+def label_levels(label: str) -> list[str]:
+    return [level for level in (part.strip() for part in label.split(LABEL_SEPARATOR)) if level]
+
+
+def label_names(label: str, heading: str) -> bool:
+    """Whether the label's last or second-to-last level is the heading."""
+    wanted = heading_key(heading)
+    return bool(wanted) and any(
+        heading_key(level) == wanted for level in label_levels(label)[-NAMING_LEVELS:]
+    )
+
+
+def holder(span: str, passages: Sequence[Passage], page: int | None) -> int | None:
+    """The index of the passage that holds the span (on `page` when passages have pages): of
+    those the span hits, the first where the span starts; if it straddles passages, the first
+    holding its start; None when no passage has either."""
+    span_tokens = tokens(span)
+    if not span_tokens:
+        return None
+    on_page = [i for i, p in enumerate(passages) if page is None or p.page == page]
+    candidates = on_page or list(range(len(passages)))
+    bag = Counter(span_tokens)
+    start = span_tokens[:START_TOKENS]
+    hits = [
+        i
+        for i in candidates
+        if span_coverage(bag, Counter(tokens(passages[i].text))) >= SPAN_COVERAGE
+    ]
+    starting = [i for i in candidates if _contains(tokens(passages[i].text), start)]
+    for index in hits:
+        if index in starting:
+            return index
+    if hits:
+        return hits[0]
+    return starting[0] if starting else None
+
+
+def _contains(words: list[str], run: list[str]) -> bool:
+    width = len(run)
+    return any(words[i : i + width] == run for i in range(len(words) - width + 1))
+
+
+def judge(
+    case: SectionLabelCase,
+    span: str,
+    chunks: Sequence[Passage],
+    chunk_labels: Sequence[str],
+    blocks: Sequence[Passage],
+    block_labels: Sequence[str],
+) -> SectionLabelResult:
+    """Score one case against a document's chunks and, to tell why a label misses, its
+    blocks; `*_labels` are the section labels of the chunks and blocks, in the same order."""
+    found = holder(span, chunks, case.page)
+    if found is None:
+        return SectionLabelResult(case, None, False, MissCause.SPAN_NOT_FOUND)
+    label = chunk_labels[found]
+    if label_names(label, case.heading):
+        return SectionLabelResult(case, label, True)
+    return SectionLabelResult(case, label, False, _cause(case, span, label, blocks, block_labels))
+
+
+def _cause(
+    case: SectionLabelCase,
+    span: str,
+    label: str,
+    blocks: Sequence[Passage],
+    block_labels: Sequence[str],
+) -> MissCause:
+    if not label_levels(label):
+        return MissCause.NO_LABEL
+    if case.parent and label_names(label, case.parent):
+        return MissCause.PARENT_ONLY
+    if not any(label_names(other, case.heading) for other in block_labels):
+        return MissCause.NOT_DETECTED
+    block = holder(span, blocks, case.page)
+    if block is not None and label_names(block_labels[block], case.heading):
+        return MissCause.CHUNK_LABEL
+    return MissCause.OTHER_SECTION
+
+
+def section_label_accuracy(results: Sequence[SectionLabelResult]) -> float | None:
+    """Share of cases whose chunk's label names the gold heading; None without cases."""
+    if not results:
+        return None
+    return sum(result.hit for result in results) / len(results)
