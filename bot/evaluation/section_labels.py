@@ -19,6 +19,7 @@ from core.embedding.token_counter import TokenCounter
 from core.evaluation.section_labels import (
     SectionLabelCase,
     SectionLabelResult,
+    block_label_accuracy,
     judge,
     section_label_accuracy,
 )
@@ -32,8 +33,8 @@ SYLLABUSQA_CASES = FIXTURE / "syllabusqa_dev.jsonl"
 
 @dataclass(frozen=True, slots=True)
 class SectionLabelRun:
-    """Every case's result with its span's text, and the share whose label names the
-    heading (None without cases)."""
+    """Every case's result with its span's text; the share whose chunk's label names the
+    heading, and the share whose block's section does (None without cases)."""
 
     results: tuple[SectionLabelResult, ...]
     spans: tuple[str, ...]
@@ -41,6 +42,10 @@ class SectionLabelRun:
     @property
     def accuracy(self) -> float | None:
         return section_label_accuracy(self.results)
+
+    @property
+    def block_accuracy(self) -> float | None:
+        return block_label_accuracy(self.results)
 
 
 def load_cases(path: Path) -> list[SectionLabelCase]:

@@ -58,26 +58,31 @@ class SectionLabelCase:
 
 
 class MissCause(StrEnum):
-    """Why a chunk's label does not name the gold heading, from the loaded blocks' sections:
-    where along load → chunk the heading was lost."""
+    """Why a chunk's label does not name the gold heading, told from the loaded blocks'
+    sections: where along load -> chunk the heading was lost. Checked in this order."""
 
     SPAN_NOT_FOUND = "span not found in the chunks"
-    NO_LABEL = "chunk has no section label"
-    NOT_DETECTED = "heading never detected (no block's section names it)"
-    PARENT_ONLY = "label names the heading's parent, not the heading"
-    OTHER_SECTION = "heading detected, but the span's block is in another section"
     CHUNK_LABEL = "span's block has the heading, but its chunk is labelled otherwise"
+    NO_LABEL = "chunk has no section label"
+    PARENT_ONLY = "label names the heading's parent, not the heading"
+    MERGED = "heading detected joined with other text (a neighbouring line or heading)"
+    PARTIAL = "only part of the heading detected (a heading over two lines cut)"
+    OTHER_SECTION = "heading detected, but the span's block is in another section"
+    NOT_DETECTED = "heading never detected (no block's section names it)"
 
 
 @dataclass(frozen=True, slots=True)
 class SectionLabelResult:
-    """The label of the chunk holding the case's span (None: no chunk holds it), whether it
-    names the gold heading, and, when it does not, why."""
+    """The label of the chunk holding the case's span (None: no chunk holds it) and whether it
+    names the gold heading; the same for the loaded block holding the span's start (what the
+    loader got right before chunking); when the chunk misses, why."""
 
     case: SectionLabelCase
     label: str | None
     hit: bool
     cause: MissCause | None = None
+    block_label: str | None = None
+    block_hit: bool = False
 
 
 def heading_key(text: str) -> str:
@@ -138,34 +143,55 @@ def judge(
     blocks: Sequence[Passage],
     block_labels: Sequence[str],
 ) -> SectionLabelResult:
-    """Score one case against a document's chunks and, to tell why a label misses, its
-    blocks; `*_labels` are the section labels of the chunks and blocks, in the same order."""
-    found = holder(span, chunks, case.page)
-    if found is None:
-        return SectionLabelResult(case, None, False, MissCause.SPAN_NOT_FOUND)
-    label = chunk_labels[found]
+    """Score one case against a document's chunks and its blocks; `*_labels` are the section
+    labels of the chunks and of the blocks, in the same order."""
+    in_block = holder(span, blocks, case.page)
+    block_label = None if in_block is None else block_labels[in_block]
+    block_hit = block_label is not None and label_names(block_label, case.heading)
+    in_chunk = holder(span, chunks, case.page)
+    if in_chunk is None:
+        return SectionLabelResult(
+            case, None, False, MissCause.SPAN_NOT_FOUND, block_label, block_hit
+        )
+    label = chunk_labels[in_chunk]
     if label_names(label, case.heading):
-        return SectionLabelResult(case, label, True)
-    return SectionLabelResult(case, label, False, _cause(case, span, label, blocks, block_labels))
+        return SectionLabelResult(case, label, True, None, block_label, block_hit)
+    if block_hit:
+        cause = MissCause.CHUNK_LABEL
+    else:
+        cause = _loader_cause(case, label, block_label or "", block_labels)
+    return SectionLabelResult(case, label, False, cause, block_label, block_hit)
 
 
-def _cause(
-    case: SectionLabelCase,
-    span: str,
-    label: str,
-    blocks: Sequence[Passage],
-    block_labels: Sequence[str],
+def _loader_cause(
+    case: SectionLabelCase, label: str, block_label: str, block_labels: Sequence[str]
 ) -> MissCause:
+    """Why neither the chunk nor the span's block names the heading."""
     if not label_levels(label):
         return MissCause.NO_LABEL
     if case.parent and label_names(label, case.parent):
         return MissCause.PARENT_ONLY
-    if not any(label_names(other, case.heading) for other in block_labels):
-        return MissCause.NOT_DETECTED
-    block = holder(span, blocks, case.page)
-    if block is not None and label_names(block_labels[block], case.heading):
-        return MissCause.CHUNK_LABEL
-    return MissCause.OTHER_SECTION
+    wanted = heading_key(case.heading).split()
+    levels = [heading_key(level).split() for other in block_labels for level in label_levels(other)]
+    if any(len(level) > len(wanted) and _contains(level, wanted) for level in levels):
+        return MissCause.MERGED
+    near = [
+        heading_key(level).split()
+        for level in label_levels(f"{label}{LABEL_SEPARATOR}{block_label}")
+    ]
+    if any(0 < len(level) < len(wanted) and _contains(wanted, level) for level in near):
+        return MissCause.PARTIAL
+    if any(label_names(other, case.heading) for other in block_labels):
+        return MissCause.OTHER_SECTION
+    return MissCause.NOT_DETECTED
+
+
+def block_label_accuracy(results: Sequence[SectionLabelResult]) -> float | None:
+    """Share of cases whose span's block (before chunking) has a section naming the gold
+    heading: what the loader gets right, apart from how chunks are labelled."""
+    if not results:
+        return None
+    return sum(result.block_hit for result in results) / len(results)
 
 
 def section_label_accuracy(results: Sequence[SectionLabelResult]) -> float | None:

@@ -9,6 +9,7 @@ from core.evaluation.section_labels import (
     MissCause,
     SectionLabelCase,
     SectionLabelResult,
+    block_label_accuracy,
     heading_key,
     holder,
     judge,
@@ -110,8 +111,41 @@ def test_judge_reports_a_missing_span_an_empty_label_and_a_parent_only_label() -
     assert not parent.hit
 
 
+def test_judge_tells_a_heading_joined_to_its_neighbour_from_one_cut_in_half() -> None:
+    chunks = [Piece(SPAN, 1)]
+    blocks = [Piece(SPAN, 1)]
+    merged = judge(
+        case("Attendance Policy"),
+        SPAN,
+        chunks,
+        ["Course Policies Attendance Policy"],
+        blocks,
+        ["Course Policies Attendance Policy"],
+    )
+    cut = judge(
+        case("Week 10: How the Turtle Got Its Shell"),
+        SPAN,
+        chunks,
+        ["Schedule > Its Shell"],
+        blocks,
+        ["Schedule > Its Shell"],
+    )
+    assert merged.cause is MissCause.MERGED
+    assert cut.cause is MissCause.PARTIAL
+
+
+def test_judge_records_what_the_span_block_is_labelled_before_chunking() -> None:
+    chunks = [Piece("Course Goals text " + SPAN, 1)]
+    blocks = [Piece("Course Goals text", 1), Piece(SPAN, 1)]
+    result = judge(case("Homework"), SPAN, chunks, ["Course Goals"], blocks, ["Goals", "Homework"])
+    assert (result.block_label, result.block_hit, result.hit) == ("Homework", True, False)
+
+
 def test_accuracy_is_the_share_of_hits_and_none_without_cases() -> None:
-    hit = SectionLabelResult(case("A"), "A", True)
-    miss = SectionLabelResult(case("B"), "A", False, MissCause.OTHER_SECTION)
-    assert section_label_accuracy([hit, miss, miss, hit]) == 0.5
+    hit = SectionLabelResult(case("A"), "A", True, None, "A", True)
+    miss = SectionLabelResult(case("B"), "A", False, MissCause.CHUNK_LABEL, "B", True)
+    lost = SectionLabelResult(case("B"), "A", False, MissCause.OTHER_SECTION, "A", False)
+    assert section_label_accuracy([hit, miss, lost, hit]) == 0.5
+    assert block_label_accuracy([hit, miss, lost, hit]) == 0.75
     assert section_label_accuracy([]) is None
+    assert block_label_accuracy([]) is None
