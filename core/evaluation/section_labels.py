@@ -62,7 +62,10 @@ class MissCause(StrEnum):
     sections: where along load -> chunk the heading was lost. Checked in this order."""
 
     SPAN_NOT_FOUND = "span not found in the chunks"
-    CHUNK_LABEL = "span's block has the heading, but its chunk is labelled otherwise"
+    CHUNK_LABEL = (
+        "span's block has the heading, but its chunk is named after another section"
+        " (the one its page or its first block is in)"
+    )
     NO_LABEL = "chunk has no section label"
     PARENT_ONLY = "label names the heading's parent, not the heading"
     MERGED = "heading detected joined with other text (a neighbouring line or heading)"
