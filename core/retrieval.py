@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.context import Context
-from core.documents import DocumentDirectory, Mentions, mentions
+from core.documents import DocumentDirectory, Mentions, mentions, without_names
 from core.embedding.embedder import Embedder
 from core.index import ChunkIndex, SearchHit, SearchMode, SparseEncoder
 from core.reranking import EmbeddingReranker, Reranker
@@ -24,6 +24,10 @@ GENERAL_KIND = "syllabus"
 # A question about the programme (semesters, the curriculum) reads the programme document
 # among its first passages, or gets its best passage second.
 PROGRAMME_WITHIN = 3
+# A question naming a document reads this many of its passages first (each named document's
+# best, then each one's second, ...): its answer is in its own syllabus, and one passage of
+# a long syllabus seldom holds both the table asked about and its neighbours.
+NAMED_PASSAGES = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,11 +149,18 @@ class Retriever:
             wanted = [*found.named, *([found.programme] if found.programme else [])]
             best = []
             if wanted:
+                # Within the named documents, what is asked of them: their name would find
+                # the passage that repeats it (a book titled like the course) first.
+                asked = without_names(question, [w for ws in found.named_by.values() for w in ws])
+                own_dense, own_sparse = dense, sparse
+                if asked != question:
+                    own_dense = (await self.embedder.embed([asked]))[0].tolist()
+                    own_sparse = self.sparse.encode_query(asked)
                 best = await self.index.search(
                     ctx,
-                    dense,
-                    sparse,
-                    limit=2 * len(wanted),
+                    own_dense,
+                    own_sparse,
+                    limit=max(config.candidates, NAMED_PASSAGES * len(wanted)),
                     mode=config.mode,
                     candidates=max(config.candidates, k),
                     documents=wanted,
@@ -161,16 +172,40 @@ class Retriever:
 
 
 def steer(ranked: list[SearchHit], named: list[SearchHit], found: Mentions) -> list[SearchHit]:
-    """`ranked` rearranged by what the question names: the best passage of each named
-    document first (in the order named), then the rest with superseded versions after the
-    current ones; a programme question with no programme passage in the first
-    PROGRAMME_WITHIN gets the current programme document's best passage second."""
+    """`ranked` rearranged by what the question names: the best passages of each document
+    named by a code or name first (the best of each, in the order named, then the second of
+    each, ...: NAMED_PASSAGES for one document, one fewer for each more; one of a document
+    named by its version only), all of their passages marked `named`; then the rest with
+    superseded versions after the current ones; a programme question with no programme
+    passage in the first PROGRAMME_WITHIN gets the current programme document's best passage
+    second."""
+    own: dict[str, list[SearchHit]] = {doc: [] for doc in found.named}
+    seen: set[str] = set()
     best: dict[str, SearchHit] = {}
     for hit in [*named, *ranked]:
         best.setdefault(hit.chunk.document_id, hit)
-    first = [best[doc] for doc in found.named if doc in best]
+        if hit.chunk.document_id in own and hit.chunk.id not in seen:
+            seen.add(hit.chunk.id)
+            own[hit.chunk.document_id].append(hit)
+    # A document named only by its version ("K18-K19") is the one version asked about, its
+    # subject is elsewhere in the question: it gets its best passage, as before.
+    # The more documents named, the fewer passages each: room stays for what the question
+    # asks beyond them (a combo list for "can I pick the combo with Text Mining?").
+    deep = max(1, NAMED_PASSAGES + 1 - len(own))
+    first = [
+        replace(hits[depth], named=True, named_by=found.named_by.get(doc, ()))
+        for depth in range(deep)
+        for doc, hits in own.items()
+        if depth < len(hits) and (depth == 0 or found.named_by.get(doc))
+    ]
     taken = {hit.chunk.id for hit in first}
-    rest = [hit for hit in ranked if hit.chunk.id not in taken]
+    rest = [
+        replace(hit, named=True, named_by=found.named_by.get(hit.chunk.document_id, ()))
+        if hit.chunk.document_id in own
+        else hit
+        for hit in ranked
+        if hit.chunk.id not in taken
+    ]
     rest.sort(key=lambda hit: hit.chunk.document_id in found.superseded)  # stable
     ordered = first + rest
     programme = best.get(found.programme) if found.programme else None

@@ -20,6 +20,7 @@ import numpy as np
 
 from core.answering.citations import CitationNumbers
 from core.answering.quote_units import QuoteUnit, UnitKind, passage_units
+from core.documents import document_label, without_names
 from core.index import SearchHit, SparseEncoder
 from core.index.chunk_index import GUIDED_EXERCISE_KIND
 from core.prompts import ABSTENTION
@@ -161,6 +162,19 @@ class ExtractiveAnswerer:
         if len(facts) < len(units) and coverage[facts].max(initial=0.0) >= self.threshold:
             units = [units[n] for n in facts]
             coverage = self._coverage(wanted, last, units)
+        own = [n for n, unit in enumerate(units) if hits[unit.passage].named]
+        if own:
+            # The question names a document: its own passages answer when they can, read for
+            # what is asked of it (the words naming it say which document, not which fact:
+            # "the main material of Discrete Mathematics" is not a book titled so), and
+            # another course's rule is never quoted as the named one's.
+            mine = [units[n] for n in own]
+            asked = self._without_naming(question, hits)
+            narrowed = self._coverage(asked, last, mine) if asked else np.zeros(0)
+            if narrowed.size and narrowed.max() >= self.threshold:
+                units, wanted, coverage = mine, asked, narrowed
+            elif coverage[own].max() >= self.threshold:
+                units, coverage = mine, coverage[own]
         support = float(coverage.max())
         if support < self.threshold:
             return Answer(text=ABSTENTION, grounded=False, quoted=True, support=support)
@@ -170,11 +184,18 @@ class ExtractiveAnswerer:
             coverage / _length_norm(units)
             + ANSWER_TYPE_BONUS * typed
             + LEADS_WITH_SUBJECT_BONUS * self._leads_with_subject(wanted, units)
+            + LEADS_WITH_SUBJECT_BONUS * self._keyed(wanted, units)
+            + LEADS_WITH_SUBJECT_BONUS * self._flagged(wanted, units)
             + MATCHED_BONUS * np.array([_in_matched(u, hits) for u in units], dtype=np.float32)
             + UNIT_SIMILARITY_WEIGHT * _relative(_unit_similarity(units, hits))
             - RANK_PENALTY * ranks
         )
         return _quote(_choose(units, scores, typed), hits, support)
+
+    def _without_naming(self, question: str, hits: list[SearchHit]) -> list[str]:
+        """The key terms of `question` without the words naming its documents."""
+        asked = without_names(question, [word for hit in hits for word in hit.named_by])
+        return [t for t in dict.fromkeys(self.terms.terms(asked)) if t not in self.asking]
 
     def _asked_last(self, question: str) -> set[str]:
         """The terms of the question's last sentence when it has several: a follow-up read
@@ -217,6 +238,45 @@ class ExtractiveAnswerer:
             for unit in units
         ]
         return np.array(leads, dtype=np.float32)
+
+    def _keyed(self, wanted: list[str], units: list[QuoteUnit]) -> np.ndarray:
+        """1 for a key/value row whose key the question asks for ("what is the description
+        of ...": the row "Description: ..."), not rows that only mention the word."""
+        keys = set(wanted)
+        return np.array(
+            [float(bool(u.key) and set(self.terms.terms(u.key)) <= keys) for u in units],
+            dtype=np.float32,
+        )
+
+    def _flagged(self, wanted: list[str], units: list[QuoteUnit]) -> np.ndarray:
+        """For rows of a table with yes/no columns the question names ("the main material":
+        a column "Is Main Material"), 1 where the row says yes, -1 where it says no."""
+        keys = set(wanted)
+        found = []
+        for unit in units:
+            said = [
+                _YES.fullmatch(value.strip()) is not None
+                for name, value in _pairs(unit)
+                if _FLAG.fullmatch(value.strip()) and set(self.terms.terms(name)) & keys
+            ]
+            found.append(0.0 if not said else 1.0 if any(said) else -1.0)
+        return np.array(found, dtype=np.float32)
+
+
+_FLAG = re.compile(r"(?i)yes|no|true|false|x|y|n")
+_YES = re.compile(r"(?i)yes|true|x|y")
+
+
+def _pairs(unit: QuoteUnit) -> list[tuple[str, str]]:
+    """A table row's "Header: cell" pairs (none for other units)."""
+    if unit.kind is not UnitKind.ROW or unit.key:
+        return []
+    return [
+        (name, value)
+        for pair in unit.text.split("; ")
+        for name, sep, value in [pair.partition(": ")]
+        if sep
+    ]
 
 
 def _not_practice(question: str, units: list[QuoteUnit], hits: list[SearchHit]) -> list[int]:
@@ -405,10 +465,13 @@ def _key(text: str) -> str:
 def _quote(picks: list[list[QuoteUnit]], hits: list[SearchHit], support: float) -> Answer:
     numbers = CitationNumbers()
     lines: list[str] = []
+    labelled = _labelled_passages(picks, hits)
     for pick in picks:
-        number = numbers.of(hits[pick[0].passage])
+        hit = hits[pick[0].passage]
+        number = numbers.of(hit)
+        label = _label(hit) if pick[0].passage in labelled else ""
         # One quote a unit, so each reads whole: a row, an item, a sentence.
-        lines.extend(f"“{unit.shown}” [{number}]" for unit in pick)
+        lines.extend(f"“{unit.shown}”{_unless_said(label, unit.shown)} [{number}]" for unit in pick)
     return Answer(
         text="\n".join(lines),
         citations=numbers.citations,
@@ -416,6 +479,30 @@ def _quote(picks: list[list[QuoteUnit]], hits: list[SearchHit], support: float) 
         quoted=True,
         support=support,
     )
+
+
+def _labelled_passages(picks: list[list[QuoteUnit]], hits: list[SearchHit]) -> set[int]:
+    """The passages whose quotes say which document they are from: every one when the
+    answer quotes several documents, and any not from a document the question names (a fact
+    of another course is never read as the named course's)."""
+    passages = {pick[0].passage for pick in picks}
+    documents = {hits[p].chunk.document_id for p in passages}
+    if len(documents) > 1:
+        return passages
+    if any(hit.named for hit in hits):
+        return {p for p in passages if not hits[p].named}
+    return set()
+
+
+def _label(hit: SearchHit) -> str:
+    return document_label(hit.chunk.title, hit.chunk.file_name)
+
+
+def _unless_said(label: str, shown: str) -> str:
+    """ " (DBI202)" after a quote, unless the quote names it already."""
+    if not label or label.casefold() in shown.casefold():
+        return ""
+    return f" ({label})"
 
 
 def _relative(similarity: np.ndarray) -> np.ndarray:

@@ -61,6 +61,8 @@ class QuoteUnit:
     context: str = ""
     # The unit as its passage has it (a row's line before it was paired with the headers).
     source: str = ""
+    # A key/value row's key ("Description" of "Description: ..."): what the row is about.
+    key: str = ""
 
     @property
     def shown(self) -> str:
@@ -80,7 +82,8 @@ def passage_units(passage: int, text: str, section: str = "") -> list[QuoteUnit]
             heading, fresh = MARKDOWN_HEADING.sub("", lines[0]).rstrip(":").strip(), True
             continue
         raw: dict[str, str] = {}
-        for kind, unit in _block_units(lines, raw):
+        keys: dict[str, str] = {}
+        for kind, unit in _block_units(lines, raw, keys):
             if kind is not UnitKind.ROW and _labels(unit):
                 heading, fresh = unit.rstrip(":").strip(), True
                 continue
@@ -91,7 +94,14 @@ def passage_units(passage: int, text: str, section: str = "") -> list[QuoteUnit]
             source = raw.get(unit, unit)
             units.append(
                 QuoteUnit(
-                    passage, len(units), _capped(_unmarked(unit)), kind, shown, context, source
+                    passage,
+                    len(units),
+                    _capped(_unmarked(unit)),
+                    kind,
+                    shown,
+                    context,
+                    source,
+                    keys.get(unit, ""),
                 )
             )
             fresh = False
@@ -118,9 +128,11 @@ def _repeats(heading: str, unit: str) -> bool:
     return unit.casefold().startswith(heading.casefold())
 
 
-def _block_units(lines: list[str], raw: dict[str, str]) -> list[tuple[UnitKind, str]]:
-    """One block's units: table rows with their header (`raw` maps each to its line), list
-    items, sentences."""
+def _block_units(
+    lines: list[str], raw: dict[str, str], keys: dict[str, str]
+) -> list[tuple[UnitKind, str]]:
+    """One block's units: table rows with their header (`raw` maps each to its line, `keys`
+    a key/value row to its key), list items, sentences."""
     found: list[tuple[UnitKind, str]] = []
     header: list[str] | None = None
     rows = 0
@@ -135,13 +147,17 @@ def _block_units(lines: list[str], raw: dict[str, str]) -> list[tuple[UnitKind, 
                 header, rows = _cells(line), 0
                 if _labelled(header) and _pair(header):  # a key/value table's first pair
                     raw[_pair(header)] = line
+                    keys[_pair(header)] = _key(header)
                     found.append((UnitKind.ROW, _pair(header)))
                     rows += 1
                 continue
-            row = _pair(_cells(line)) if _labelled(header) else _row(header, _cells(line))
+            pairs = _labelled(header) or _key_value(header)
+            row = _pair(_cells(line)) if pairs else _row(header, _cells(line))
             rows += 1
             if row:
                 raw[row] = line
+                if pairs:
+                    keys[row] = _key(_cells(line))
                 found.append((UnitKind.ROW, row))
             continue
         if header is not None and rows == 0:
@@ -199,13 +215,39 @@ def _cells(line: str) -> list[str]:
 
 def _row(header: list[str], cells: list[str]) -> str:
     """A row as "Header: cell; Header: cell", empty cells left out, so every figure is shown
-    with the column that says what it is."""
+    with the column that says what it is; headers and figures written to be read
+    (`readable_header`, `readable_figure`)."""
     pairs = []
     for name, cell in zip(header, cells, strict=False):
         if cell and cell not in "—–-":
-            pairs.append(f"{name}: {cell}" if name else cell)
+            value = readable_figure(cell)
+            pairs.append(f"{readable_header(name)}: {value}" if name else value)
     pairs.extend(cell for cell in cells[len(header) :] if cell)
     return "; ".join(pairs)
+
+
+# "NoCredit", "SubjectCode", "MinAvgMarkToPass": a database column's name, split into words.
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# "30.0%", "12.50 %": a share written with zeros that say nothing.
+_ZERO_DECIMALS = re.compile(r"\b(\d+)(?:\.0+|(\.\d*[1-9])0+)\s?%")
+# A two-column table whose header only says "key" and "value": its rows are the pairs.
+_VALUE_HEADERS = frozenset({"value", "values", "details", "detail"})
+
+
+def readable_header(name: str) -> str:
+    """A column's name as words: "NoCredit" -> "No Credit", "PreRequisite" -> "Pre
+    Requisite"; a name already in words is kept."""
+    return name if " " in name.strip() else _CAMEL.sub(" ", name)
+
+
+def readable_figure(cell: str) -> str:
+    """A cell's shares without their empty decimals: "30.0%" -> "30%", "12.50%" -> "12.5%"."""
+    return _ZERO_DECIMALS.sub(lambda m: f"{m.group(1)}{m.group(2) or ''}%", cell)
+
+
+def _key_value(header: list[str]) -> bool:
+    """| Key | Value |: each row is a pair, read "Semester: 5", not "Key: Semester; Value: 5"."""
+    return len(header) == 2 and header[1].strip().casefold() in _VALUE_HEADERS
 
 
 def _labelled(header: list[str]) -> bool:
@@ -217,8 +259,14 @@ def _labelled(header: list[str]) -> bool:
 
 def _pair(cells: list[str]) -> str:
     label, *values = cells
-    value = "; ".join(cell for cell in values if cell)
-    return f"{label.rstrip(':').strip()}: {value}" if value else ""  # a label alone says nothing
+    value = "; ".join(readable_figure(cell) for cell in values if cell)
+    if not value:  # a label alone says nothing
+        return ""
+    return f"{readable_header(label.rstrip(':').strip())}: {value}"
+
+
+def _key(cells: list[str]) -> str:
+    return readable_header(cells[0].rstrip(":").strip())
 
 
 def _capped(text: str) -> str:

@@ -124,6 +124,14 @@ class CatalogDesk:
             return None
         if asked is None:
             return None
+        if asked.intake is not None:
+            # "I'm K18, ...": that intake's curriculum answers, or the reply says there is none;
+            # another intake's plan is never passed off as it.
+            of_intake = catalog.for_intake(asked.intake)
+            if of_intake is None:
+                return Answer(text=_no_curriculum(catalog, asked.intake))
+            catalog = of_intake
+            asked = read_question(question, catalog, earlier) or asked
         cited = _Cited()
         return cited.answer(self._question_lines(catalog, asked, profile, cited))
 
@@ -256,6 +264,8 @@ class CatalogDesk:
     def _semester(self, catalog: Catalog, course: Course, cited: _Cited, intake: int | None) -> str:
         row = catalog.plan_row(course, intake) or catalog.plan_row(course)
         if row is None or row.semester is None:
+            if intake is not None and catalog.current_plan(intake) is not None:
+                return f"not in {_plan_label(catalog, catalog.current_plan(intake))}"
             return "not stated in any curriculum"
         text = f"{row.semester} in {row.version.label or row.file_name}{cited.mark(row)}"
         current = catalog.current_plan(intake)
@@ -428,6 +438,11 @@ class CatalogDesk:
                 failed = ", ".join(profile.failed)
                 text += f" Until you pass {failed}, these stay closed: {', '.join(blocked)}."
         return text
+
+
+def _no_curriculum(catalog: Catalog, intake: int) -> str:
+    listed = ", ".join(catalog.plan_labels()) or "none"
+    return f"The material has no curriculum for K{intake} students (its curricula: {listed})."
 
 
 def _resolved(catalog: Catalog, argument: str) -> Course:

@@ -174,6 +174,22 @@ class Catalog:
                 return document_id
         return None
 
+    def for_intake(self, intake: int) -> Catalog | None:
+        """The catalog as students of `intake` read it: their curriculum's rows and the rows
+        of no curriculum (a syllabus's), other curricula left out; None when no curriculum
+        is of that intake."""
+        plan = self.current_plan(intake)
+        if plan is None:
+            return None
+        others = {document_id for document_id, _ in self._plans if document_id != plan}
+        return Catalog(
+            f for c in self._courses.values() for f in c.facts if f.document_id not in others
+        )
+
+    def plan_labels(self) -> list[str]:
+        """The curricula's names, newest first."""
+        return [version.label or document_id for document_id, version in self._plans]
+
     def plan_row(self, course: Course, intake: int | None = None) -> CourseFact | None:
         """The course's row in the newest plan that lists it (of `intake` when given)."""
         for document_id, version in self._plans:

@@ -1,7 +1,26 @@
 """Whether a question is for the catalog: it must name a known course (a code, a unique
 upper-case prefix, a whole course name) AND ask for prerequisites, credits, semesters,
 "can I take", what a course unlocks, or what a failed course blocks. Anything else goes
-to retrieval, so the check stays conservative."""
+to retrieval, so the check stays conservative.
+
+The rules, read on the folded question (each pinned by tests/core/catalog/test_intent.py):
+
+| question | asks |
+|---|---|
+| "what does MAS291 require?", "prerequisites of DAT301m" | PREREQUISITES |
+| "which courses require MAS291?", "what is MAS291 a prerequisite for?" (1) | UNLOCKS only |
+| "what does MAE101 unlock / open up?" | UNLOCKS |
+| "can I take DAT301m?", "am I allowed to take DAT301m" | CAN_TAKE |
+| "am I allowed to take the AIG202c final?", "can I sit the exam of X" (2) | nothing |
+| "I failed CSD203, what can't I take?" | BLOCKED |
+| "how many credits is X", "which semester is X in" | CREDITS, SEMESTER |
+| any of these naming an intake ("K18") (3) | the same, `intake` set |
+
+(1) A course list is the subject and the course the object: the reverse of its
+prerequisites. (2) An exam's admission is the syllabus's rule (attendance, a certificate):
+retrieval answers. (3) `CatalogDesk` answers from that intake's curriculum, or says the
+material has none; another intake's plan is never passed off as it.
+"""
 
 from __future__ import annotations
 
@@ -41,6 +60,21 @@ _PATTERNS = {
     Asked.SEMESTER: r"\bsemester\b|\bwhich term\b|\bhoc ky\b|\bwhen (?:do|should|can|will) i take",
 }
 _COMPILED = {asked: re.compile(pattern) for asked, pattern in _PATTERNS.items()}
+# "Which courses require MAS291?", "what needs MAE101", "what is MAS291 a prerequisite for":
+# the course asked about is what others require, so the question asks what it unlocks.
+_REVERSE = re.compile(
+    r"\b(?:which|what) (?:other )?(?:courses?|subjects?|classes?|modules?)\b[^?]*?"
+    r"\b(?:requires?|needs?|depends? on|builds? on|has as (?:a )?pre-?req\w*)\b"
+    r"|\bwhat (?:requires|needs|depends on)\b"
+    r"|\b(?:a |the )?pre-?req\w* (?:of|for) (?:which|what)\b"
+    r"|\bpre-?req\w* (?:of|for)\W*$"
+)
+# "Can I take the AIG202c final?", "am I allowed to sit the exam": an exam's admission is the
+# syllabus's rule (attendance, a certificate), not the course's prerequisites.
+_EXAM = re.compile(
+    r"\b(?:take|sit|do|attend|register for|enrol+ in|go to|write)\b[^?.]*?"
+    r"\b(?:final|finals|exams?|examinations?|tests?|resits?|retakes?|fe|pe|te)\b"
+)
 _SEMESTER = re.compile(r"\bsemester (\d{1,2})\b|\bhoc ky (\d{1,2})\b")
 
 
@@ -58,6 +92,11 @@ def asks_catalog(question: str) -> frozenset[Asked]:
     asked = {a for a, pattern in _COMPILED.items() if pattern.search(folded)}
     if Asked.BLOCKED in asked:
         asked.discard(Asked.CAN_TAKE)
+    if Asked.CAN_TAKE in asked and _EXAM.search(folded):
+        asked.discard(Asked.CAN_TAKE)
+    if _REVERSE.search(folded):
+        asked.discard(Asked.PREREQUISITES)
+        asked.add(Asked.UNLOCKS)
     return frozenset(asked)
 
 

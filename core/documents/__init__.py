@@ -3,6 +3,14 @@ ingestion, read back per course, and matched against a question's words."""
 
 from core.documents.directory import DocumentDirectory
 from core.documents.identity import DocumentIdentity
-from core.documents.mentions import Mentions, mentions
+from core.documents.labels import document_label
+from core.documents.mentions import Mentions, mentions, without_names
 
-__all__ = ["DocumentDirectory", "DocumentIdentity", "Mentions", "mentions"]
+__all__ = [
+    "DocumentDirectory",
+    "DocumentIdentity",
+    "Mentions",
+    "document_label",
+    "mentions",
+    "without_names",
+]

@@ -10,8 +10,8 @@ question names them. Codes, prefixes, intakes and programme words are `core.cour
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 
 from core.course_codes import (
     PREFIX_LETTERS_TO_STEER,
@@ -37,6 +37,9 @@ class Mentions:
     named: tuple[str, ...] = ()
     superseded: frozenset[str] = frozenset()
     programme: str | None = None
+    # document id -> the question's words that name it (a code as written, a prefix, a
+    # folded name); a version ("K20") is not among them.
+    named_by: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def steers(self) -> bool:
@@ -48,20 +51,30 @@ def mentions(question: str, documents: Mapping[str, DocumentIdentity]) -> Mentio
         return Mentions()
     folded = f" {fold_name(question)} "
     found: dict[str, int] = {}  # document id -> where in the question it is named
-    for doc, position in (
+    words: dict[str, list[str]] = defaultdict(list)
+    for doc, position, word in (
         *_by_code(question, documents),
         *_by_prefix(question, documents),
         *_by_name(folded, documents),
-        *_by_version(question, documents),
+        *((doc, position, "") for doc, position in _by_version(question, documents)),
     ):
         found[doc] = min(position, found.get(doc, position))
+        if word and word not in words[doc]:
+            words[doc].append(word)
     named = tuple(sorted(found, key=found.__getitem__))
     superseded = _superseded(documents, set(named))
-    return Mentions(named, superseded, _programme(question, documents, set(named), superseded))
+    return Mentions(
+        named,
+        superseded,
+        _programme(question, documents, set(named), superseded),
+        {doc: tuple(w) for doc, w in words.items()},
+    )
 
 
-def _by_code(question: str, documents: Mapping[str, DocumentIdentity]) -> list[tuple[str, int]]:
-    hits: list[tuple[str, int]] = []
+def _by_code(
+    question: str, documents: Mapping[str, DocumentIdentity]
+) -> list[tuple[str, int, str]]:
+    hits: list[tuple[str, int, str]] = []
     for code in codes_in(question, typed=True):
         if code.family:
             owners = [
@@ -69,20 +82,22 @@ def _by_code(question: str, documents: Mapping[str, DocumentIdentity]) -> list[t
             ]
         else:
             owners = [d for d, i in documents.items() if code.key in i.codes]
-        hits.extend((doc, code.start) for doc in owners)
+        hits.extend((doc, code.start, code.written) for doc in owners)
     return hits
 
 
-def _by_prefix(question: str, documents: Mapping[str, DocumentIdentity]) -> list[tuple[str, int]]:
+def _by_prefix(
+    question: str, documents: Mapping[str, DocumentIdentity]
+) -> list[tuple[str, int, str]]:
     hits = []
     for prefix, where in prefixes_in(question, letters=PREFIX_LETTERS_TO_STEER):
         owners = [doc for doc, i in documents.items() if any(c.startswith(prefix) for c in i.codes)]
         if len(owners) == 1:
-            hits.append((owners[0], where))
+            hits.append((owners[0], where, prefix))
     return hits
 
 
-def _by_name(folded: str, documents: Mapping[str, DocumentIdentity]) -> list[tuple[str, int]]:
+def _by_name(folded: str, documents: Mapping[str, DocumentIdentity]) -> list[tuple[str, int, str]]:
     owners: dict[str, set[str]] = defaultdict(set)
     for doc, identity in documents.items():
         for name in identity.names:
@@ -93,7 +108,7 @@ def _by_name(folded: str, documents: Mapping[str, DocumentIdentity]) -> list[tup
             continue
         position = folded.find(f" {name} ")
         if position >= 0:
-            hits.append((next(iter(docs)), position))
+            hits.append((next(iter(docs)), position, name))
     return hits
 
 
@@ -132,3 +147,18 @@ def _programme(
     if any(documents[d].programme for d in named) or len(current) != 1:
         return None
     return current[0]
+
+
+def without_names(question: str, words: Collection[str]) -> str:
+    """`question` without the words that name its documents (`Mentions.named_by`), accents
+    and case ignored: what it asks of them ("what is the description of Toán rời rạc?" ->
+    "what is the description of?"). The question itself when nothing would be left."""
+    naming = {part for word in words for part in fold_name(word).split()}
+    if not naming:
+        return question
+    kept = [
+        token
+        for token in question.split()
+        if not (parts := fold_name(token).split()) or not all(p in naming for p in parts)
+    ]
+    return " ".join(kept) if any(fold_name(t) for t in kept) else question

@@ -39,6 +39,12 @@ class SearchHit:
     # The matched chunk's units (late chunking) with their similarity to the question, best
     # unit first, when retrieval was asked for them (`Retriever.retrieve(unit_scores=True)`).
     unit_scores: tuple[tuple[str, float], ...] = field(default=(), compare=False, repr=False)
+    # From a document the question names (`core.documents.mentions`): an answer about that
+    # document quotes its passages first and labels what it quotes from any other. `named_by`:
+    # the question's words that name it (a code, a prefix, a name; none for a version): they
+    # say which document, not which of its facts.
+    named: bool = field(default=False, compare=False)
+    named_by: tuple[str, ...] = field(default=(), compare=False)
 
 
 GUIDED_EXERCISE_KIND = "guided_exercise"

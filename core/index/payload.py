@@ -98,6 +98,8 @@ class ChunkRecord:
     # The matched chunk's own text inside `text` (its passage, which adds the neighbours):
     # what a tight context budget keeps first. Empty = the whole passage.
     matched: str = ""
+    # The document's title (an answer quoting several documents labels each quote with it).
+    title: str = ""
 
     @classmethod
     def from_payload(cls, point_id: Any, payload: Mapping[str, Any]) -> ChunkRecord:
@@ -114,6 +116,7 @@ class ChunkRecord:
             owner_id=payload.get(f.OWNER_ID),
             chunk_index=payload.get(f.CHUNK_INDEX, 0),
             matched=_matched_text(payload),
+            title=payload.get(f.TITLE) or "",
         )
 
     @property

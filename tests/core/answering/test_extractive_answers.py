@@ -280,3 +280,43 @@ async def test_of_two_sentences_with_the_same_words_the_one_closer_in_meaning_co
     # Not "When ...": the time in one of them would put it first on its own.
     assert (await answer("What are the office hours?", plain)).text.startswith(f"“{moved}”")
     assert (await answer("What are the office hours?", scored)).text.startswith(f"“{held}”")
+
+
+def assessment(code: str, final: str, named: bool) -> SearchHit:
+    hit = passage(
+        "| Category | Weight | Completion Criteria |\n"
+        f"| Progress test | 20.0% | >0 |\n| Final exam | {final} | 4 |",
+        name=code,
+        section="Assignments and assessments",
+    )
+    chunk = replace(hit.chunk, title=f"Syllabus: {code}")
+    return replace(hit, chunk=chunk, named=named, named_by=(code,) if named else ())
+
+
+async def test_the_named_course_is_quoted_and_another_courses_rule_never_passes_for_it() -> None:
+    other = assessment("SWE201c", "40.0%", named=False)
+    own = assessment("DBI202", "30.0%", named=True)
+
+    reply = await answer("DBI202 final exam weight", other, own)
+
+    assert "30%" in reply.text and "40%" not in reply.text
+    assert {c.file_name for c in reply.citations} == {"DBI202.pdf"}
+
+
+async def test_a_quote_from_another_course_than_the_named_one_is_labelled_with_it() -> None:
+    other = assessment("SWE201c", "40.0%", named=False)
+    own = replace(passage("Attend 80% of the slots.", name="DBI202"), named=True)
+
+    reply = await answer("final exam weight DBI202", own, other)
+
+    quoted = [line for line in reply.text.splitlines() if "40%" in line]
+    assert quoted and all("(SWE201c)" in line for line in quoted), reply.text
+
+
+async def test_quotes_of_several_documents_each_say_which_course_they_are_from() -> None:
+    first = assessment("TMG301", "40.0%", named=True)
+    second = assessment("SEG301", "35.0%", named=True)
+
+    reply = await answer("final exam weight in TMG301 and in SEG301?", first, second)
+
+    assert "(TMG301)" in reply.text and "(SEG301)" in reply.text, reply.text

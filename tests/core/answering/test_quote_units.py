@@ -92,3 +92,20 @@ def test_a_key_value_table_reads_as_its_pairs_its_first_row_too() -> None:
         (UnitKind.ROW, "Pre-Requisite: AIL303m"),  # a label without a value says nothing
     ]
     assert units[1].source == "| Pre-Requisite: | AIL303m |   |"
+
+
+def test_key_value_and_database_style_rows_read_as_words() -> None:
+    text = (
+        "| Key | Value |\n|---|---|\n| Semester | 5 |\n\n"
+        "| Subject Code: | DBI202 |\n|---|---|\n| NoCredit: | 3 |\n\n"
+        "| Category | Weight | MinAvgMarkToPass |\n|---|---|---|\n| Final exam | 30.0% | 4 |"
+    )
+
+    shown = [unit.shown for unit in passage_units(0, text)]
+
+    assert shown == [
+        "Semester: 5",
+        "Subject Code: DBI202",
+        "No Credit: 3",
+        "Category: Final exam; Weight: 30%; Min Avg Mark To Pass: 4",
+    ]

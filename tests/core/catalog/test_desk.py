@@ -231,3 +231,32 @@ async def test_a_code_written_with_a_space_is_answered_from_the_catalog(tmp_path
             assert "CS 201 (Data Structures): CS 101 or MATH-120 [1]" in answer.text
         info = await desk.courseinfo(student(), "cs-201")
         assert "Credits: 4" in info.text
+
+
+async def test_which_courses_require_a_course_lists_what_it_unlocks(desk: CatalogDesk) -> None:
+    reverse = await desk.answer(student(), "which courses require MAS291?")
+    forward = await desk.answer(student(), "what does MAS291 require?")
+
+    assert reverse is not None and "MAS291 unlocks" in reverse.text
+    assert "AIL303m" in reverse.text
+    assert forward is not None and "MAS291 (Statistics & Probability): MAE101 or MAC101" in (
+        forward.text
+    )
+
+
+async def test_an_exams_admission_is_left_to_the_syllabus(desk: CatalogDesk) -> None:
+    assert await desk.answer(student(), "am I allowed to take the DAT301m final?") is None
+
+
+async def test_an_intake_is_answered_from_its_own_curriculum_or_said_to_have_none(
+    desk: CatalogDesk,
+) -> None:
+    k18 = await desk.answer(student(), "K18 here: which semester is DAT301m in?")
+    k17 = await desk.answer(student(), "I'm K17, which semester is DAT301m in?")
+    k18_missing = await desk.answer(student(), "K18 student: which semester is MAI391 in?")
+
+    assert k18 is not None and "Semester: 8 in BIT_AI_K18D-19A [1]" in k18.text
+    assert "K20" not in k18.text
+    assert k17 is not None and "no curriculum for K17" in k17.text
+    assert "BIT_AI_K20D-21A" in k17.text and "Semester" not in k17.text
+    assert k18_missing is not None and "K20" not in k18_missing.text, k18_missing.text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.catalog.intent import Asked, carried_over, elided
+from core.catalog.intent import Asked, asks_catalog, carried_over, elided
 
 
 @pytest.mark.parametrize(
@@ -41,3 +41,30 @@ def test_an_elided_follow_up_asks_what_the_last_question_of_its_own_asked() -> N
     assert carried_over("what about MAE101?", [*earlier, "When is the exam?"]) == frozenset()
     assert carried_over("what about MAE101?", []) == frozenset()
     assert carried_over("How many credits?", earlier) == frozenset()  # not elided
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        # The course needs: its prerequisites.
+        ("what does MAS291 require?", {Asked.PREREQUISITES}),
+        ("what are the prerequisites of DAT301m?", {Asked.PREREQUISITES}),
+        # Others need the course: the reverse, what it unlocks.
+        ("which courses require MAS291?", {Asked.UNLOCKS}),
+        ("What subjects need MAE101?", {Asked.UNLOCKS}),
+        ("what is MAS291 a prerequisite for?", {Asked.UNLOCKS}),
+        ("what does MAE101 unlock?", {Asked.UNLOCKS}),
+        # Taking a course, not sitting its exam.
+        ("can I take DAT301m?", {Asked.CAN_TAKE}),
+        ("am I allowed to take DAT301m", {Asked.CAN_TAKE}),
+        ("am I allowed to take the AIG202c final", set()),
+        ("can I sit the final exam of NLP301c without the certificate?", set()),
+        ("I failed CSD203, which courses can't I take?", {Asked.BLOCKED}),
+        (
+            "how many credits is MAE101 and which semester is it in?",
+            {Asked.CREDITS, Asked.SEMESTER},
+        ),
+    ],
+)
+def test_each_intent_rule(question: str, asked: set[Asked]) -> None:
+    assert asks_catalog(question) == frozenset(asked)

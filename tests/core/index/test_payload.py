@@ -45,6 +45,7 @@ def test_a_written_payload_reads_back_as_the_same_chunk() -> None:
         visibility="private",
         owner_id="ana",
         chunk_index=2,
+        title="Notes",
     )
     assert record.private
     summary = DocumentSummary.from_payload(stored, chunks=4)
