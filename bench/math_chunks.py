@@ -1,9 +1,10 @@
 """How many chunks of the teaching courses cut a formula (issue #31): each Markdown file of
 /work/shared/datasets/teaching is loaded and chunked as ingestion does (the bundled
-embedder's token counter and input size), and a formula of the file (`core.text.math_spans`
-over the loaded blocks) counts as cut when no chunk holds it whole; a chunk counts when it
-holds part of a cut formula. Usage: python bench/math_chunks.py [TOKENS [DATASET_DIR]], TOKENS
-the embedder's input (the bundled one's by default; a smaller one cuts more often)."""
+embedder's token counter and input size), and a formula of the file, in math marks or in
+plain text (`core.plain_math.formula_spans` over the loaded blocks), counts as cut when no
+chunk holds it whole; a chunk counts when it holds part of a cut formula. Usage: python
+bench/math_chunks.py [TOKENS [DATASET_DIR]], TOKENS the embedder's input (the bundled one's
+by default; a smaller one cuts more often)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from core.embedding.minilm_onnx import MAX_TOKENS
 from core.embedding.token_counter import TokenCounter
-from core.text import math_spans
+from core.plain_math import formula_spans
 from ingestion.chunking import chunk_document
 from ingestion.loaders.markdown import load_markdown
 
@@ -34,7 +35,7 @@ def measure(
         made = chunk_document(document, course, count, tokens)
         texts = [_squeezed(chunk.text) for chunk in made]
         source = "\n\n".join(block.text for block in document.blocks)
-        whole = [_squeezed(source[a:b]) for a, b in math_spans(source)]
+        whole = [_squeezed(source[a:b]) for a, b in formula_spans(source)]
         broken = [f for f in whole if not any(f in text for text in texts)]
         chunks += len(made)
         formulas += len(whole)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
+from collections.abc import Sequence
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 # A full stop after an abbreviation or an initial ends no sentence ("Dec. 18th",
@@ -92,9 +93,12 @@ def _inline_dollar_closer(text: str, found: list[tuple[int, int, str]], index: i
     return following
 
 
-def split_outside_math(pattern: re.Pattern[str], text: str) -> list[str]:
-    """`pattern.split(text)` at the matches that fall outside every formula."""
-    spans = math_spans(text)
+def split_outside_math(
+    pattern: re.Pattern[str], text: str, spans: Sequence[tuple[int, int]] | None = None
+) -> list[str]:
+    """`pattern.split(text)` at the matches that fall outside every formula: `spans` in
+    order (`math_spans(text)` when None)."""
+    spans = math_spans(text) if spans is None else spans
     parts: list[str] = []
     last = 0
     i = 0

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import groupby, pairwise
 
+from core.plain_math import formula_spans
 from core.text import split_outside_math, split_sentences
 from ingestion.documents import Block, BlockKind, LoadedDocument
 
@@ -146,10 +147,10 @@ def _sentence_pieces(
 
 
 def _hard_split(text: str, count_tokens: TokenCounter, budget: int) -> Iterator[str]:
-    """Words, a formula counting as one word: only a formula longer than the whole budget
-    is cut, at its own spaces."""
+    """Words, a formula (in math marks or in plain text) counting as one word: only a
+    formula longer than the whole budget is cut, at its own spaces."""
     words: list[str] = []
-    for word in split_outside_math(_SPACES, text):
+    for word in split_outside_math(_SPACES, text, formula_spans(text)):
         if not word:
             continue
         if " " in word and count_tokens(word) > budget:

@@ -91,3 +91,13 @@ def test_runs_of_math_marks_are_read_in_one_pass() -> None:
     assert math_spans("\\(" * RUN + "x\\)") == [(0, 2 * RUN + 3)]
     assert len(math_spans("$" * RUN)) == RUN // 4
     assert math_spans("$x" + "\\(" * RUN) == []
+
+
+def test_runs_that_look_like_plain_math_are_read_in_one_pass() -> None:
+    # Brackets that never close, operators with no end, powers and limits in one word.
+    from core.plain_math import formula_spans
+
+    words = RUN // 10
+    for text in ("( " * words, "(x " * words, "x = " * words, "lim_{" * words, "x^" * words):
+        assert formula_spans(text + ". Next.") == []
+    assert len(formula_spans("x^2 " * words)) == words

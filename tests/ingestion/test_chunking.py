@@ -125,3 +125,14 @@ def test_only_a_formula_longer_than_a_chunk_is_cut(count: TokenCounter) -> None:
     chunks = chunk_document(doc([Block(f"Then {formula} holds.")]), "c", count, MAX_TOKENS)
     assert len(chunks) > 1 and all(count(c.embed_text) <= MAX_TOKENS for c in chunks)
     assert " ".join(c.text for c in chunks).split() == f"Then {formula} holds.".split()
+
+
+def test_a_plain_text_formula_in_a_run_on_sentence_is_never_cut(count: TokenCounter) -> None:
+    """A sentence over the budget is split at words: a formula written in plain text counts
+    as one word, as one in math marks does."""
+    formula = "f'(a) = lim_{h->0} (f(a + h) - f(a + 2h) + f(a + 3h) - f(a)) / h"
+    for words in range(170, 230, 3):
+        # No sentence end anywhere: the formula sits where the word split falls.
+        text = " ".join(["word"] * words + [formula] + ["word"] * 400)
+        chunks = chunk_document(doc([Block(text)]), "c", count, MAX_TOKENS)
+        assert len([c for c in chunks if formula in c.text]) == 1, words
