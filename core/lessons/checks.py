@@ -34,7 +34,7 @@ import io
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pdfplumber
@@ -201,9 +201,22 @@ def _lines(
             segment.append(char)
         if segment:
             lines.append(_line(segment, page_height))
-    lines = [line for line in lines if line.text.strip()]
+    lines = [_starting_with_math(line, maths) for line in lines if line.text.strip()]
     lines.sort(key=lambda line: (round(line.top), line.x0))
     return lines
+
+
+def _starting_with_math(line: TextLine, maths: list[dict[str, Any]]) -> TextLine:
+    """A line whose first glyphs are a formula starts where the formula does: its text
+    glyphs alone would start at the punctuation after it."""
+    first = next((c for c in line.chars if c["text"].strip()), line.chars[0])
+    top, bottom = float(first["top"]), float(first["bottom"])
+    before = [
+        float(m["x0"])
+        for m in maths
+        if m["bottom"] > top and m["top"] < bottom and float(m["x1"]) <= line.x0 + 1.0
+    ]
+    return replace(line, x0=min([line.x0, *before]))
 
 
 def _math_between(

@@ -88,10 +88,15 @@ def wrap_rich(text: str, width: int, *, with_math: bool = True) -> list[Line]:
         for piece in pieces:
             need = piece.width() + (1 if current and not piece.glue else 0)
             if current and used + need > width:
+                # A glued piece ("." after a formula) takes the run before it along, so no
+                # line starts with punctuation.
+                carried = [current.pop()] if piece.glue and len(current) > 1 else []
                 lines.append(current)
-                current, used = [], 0
+                current = [Run(r.text, r.math, r.source, glue=False) for r in carried]
+                used = sum(r.width() for r in current)
                 need = piece.width()
-                piece = Run(piece.text, piece.math, piece.source, glue=False)
+                if not current:
+                    piece = Run(piece.text, piece.math, piece.source, glue=False)
             current.append(piece)
             used += need
     if current:

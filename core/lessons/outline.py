@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from core.index.chunk_index import SearchHit
 from core.lessons.models import Citation, Deck, Profile, Slide, SlideBounds, SlideKind
 from core.lessons.profiles import ADHD_MAX_BULLETS, adapt_deck, recap_slide, rules_for
+from core.plain_math import mark_plain_math
 from core.retrieval import GENERAL_KIND
 from core.text import looks_like_heading, names_a_file, split_sentences
 
@@ -141,6 +142,8 @@ def split_passage(text: str) -> tuple[list[str], list[str]]:
     # A display formula ends the sentence before it (its lead-in often ends with a colon).
     text = _DISPLAY_MATH.sub("\n\n", text)
     text = _INLINE_PAREN.sub(lambda m: f"${m.group(1).strip()}$", text)
+    # Plain-text formulas ("x^2", "lim_{h->0}") as LaTeX too, so they typeset and stay whole.
+    text = mark_plain_math(text)
     # Protect inline math from the sentence splitter ("$x = 1.5$ is ..." has a full stop).
     held: list[str] = []
 

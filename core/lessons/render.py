@@ -27,6 +27,7 @@ import structlog
 from core.lessons.figures import PageImages, SlideFigure, figure_for
 from core.lessons.models import Deck, Profile, SlideKind
 from core.lessons.profiles import ProfileStyle, adapt_deck, style_for
+from core.plain_math import mark_plain_math
 
 log = structlog.get_logger(__name__)
 
@@ -66,7 +67,7 @@ def render_deck(
     layout numbers (tests use it to break one rule on purpose). The deck is first made to
     follow the profile's content rules (`adapt_deck`: idempotent)."""
     profile = profile or deck.profile
-    deck = adapt_deck(deck.model_copy(update={"profile": profile}))
+    deck = adapt_deck(_with_plain_math(deck).model_copy(update={"profile": profile}))
     style = style or style_for(profile)
     figures: dict[int, SlideFigure] = {}
     if style.figures:
@@ -88,3 +89,13 @@ def render_deck(
     from core.lessons.typst_engine import render_typst
 
     return render_typst(deck, style, figures=figures, widgets=by_index, marker=marker)
+
+
+def _with_plain_math(deck: Deck) -> Deck:
+    """Plain-text formulas in the slides' items as LaTeX math, so they typeset as the
+    material's own `$...$` does (a model may write "x^2" where the material had it)."""
+    slides = [
+        slide.model_copy(update={"content": [mark_plain_math(item) for item in slide.content]})
+        for slide in deck.slides
+    ]
+    return deck.model_copy(update={"slides": slides})

@@ -14,8 +14,10 @@ import io
 
 import genanki
 
+from core.plain_math import mark_plain_math
 from core.spreadsheet_csv import csv_bytes
 from core.study.models import FlashcardSet
+from core.text import math_spans
 
 # Anki ids are 64-bit; genanki's docs suggest this range for hand-picked ones.
 _ID_LOW = 1 << 30
@@ -48,14 +50,49 @@ def anki_deck(cards: FlashcardSet, deck_name: str, *, course_id: str) -> bytes:
     deck = genanki.Deck(stable_id("deck", deck_name), deck_name)
     for card in cards.cards:
         source = card.source.label() if card.source else ""
-        # Anki shows fields as HTML: the material's text is escaped, never interpreted.
-        fields = [html.escape(card.front), html.escape(card.back), html.escape(source)]
+        # Anki shows fields as HTML: the material's text is escaped, never interpreted;
+        # formulas go to its MathJax.
+        fields = [anki_text(card.front), anki_text(card.back), html.escape(source)]
         tags = [_tag(card.skill)] if card.skill else []
         guid = genanki.guid_for(deck_name, card.front)
         deck.add_note(genanki.Note(model=model, fields=fields, guid=guid, tags=tags))
     out = io.BytesIO()
     genanki.Package(deck).write_to_file(out)
     return out.getvalue()
+
+
+def anki_text(text: str) -> str:
+    """`text` as an Anki field: HTML-escaped, each formula (in `$...$`, `$$...$$`, `\\(...\\)`,
+    `\\[...\\]` or plain text such as "x^2") in the `\\(...\\)` or `\\[...\\]` marks
+    Anki typesets with MathJax."""
+    marked = mark_plain_math(text)
+    out: list[str] = []
+    at = 0
+    for start, end in math_spans(marked):
+        out.append(html.escape(marked[at:start]))
+        out.append(_mathjax(marked[start:end]))
+        at = end
+    out.append(html.escape(marked[at:]))
+    return "".join(out)
+
+
+# Math marks, longest first: Markdown escapes the backslash of "\\(" as "\\\\(".
+_MATH_MARKS = (
+    ("$$", "$$", True),
+    ("\\\\[", "\\\\]", True),
+    ("\\[", "\\]", True),
+    ("\\\\(", "\\\\)", False),
+    ("\\(", "\\)", False),
+    ("$", "$", False),
+)
+
+
+def _mathjax(formula: str) -> str:
+    for opening, closing, display in _MATH_MARKS:
+        if formula.startswith(opening) and formula.endswith(closing):
+            inner = html.escape(formula[len(opening) : len(formula) - len(closing)].strip())
+            return f"\\[{inner}\\]" if display else f"\\({inner}\\)"
+    return html.escape(formula)
 
 
 def stable_id(kind: str, name: str) -> int:

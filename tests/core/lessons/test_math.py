@@ -71,3 +71,42 @@ def test_math_that_would_carry_typst_code_is_shown_as_source() -> None:
     result = to_typst(r'\text{#read("/etc/passwd")}')
     assert not result.ok
     assert result.error == "the formula would contain Typst code"
+
+
+def _formula_glyphs(pdf: bytes) -> int:
+    """Glyphs set in the math font: what Typst typesets as a formula."""
+    with pdfplumber.open(io.BytesIO(pdf)) as document:
+        return sum("Math" in char["fontname"] for page in document.pages for char in page.chars)
+
+
+def test_a_plain_text_formula_in_a_slide_is_typeset_and_prose_stays_text() -> None:
+    item = "The derivative is f'(x) = lim_{h->0} (f(x + h) - f(x))/h for 1/2 of the class."
+    typeset = render_deck(Deck(topic="t", slides=[Slide(title="Derivative", content=[item])]))
+    prose = render_deck(
+        Deck(topic="t", slides=[Slide(title="Derivative", content=["Half (1/2) of it."])])
+    )
+
+    text = _text(typeset)
+    assert "lim_{h->0}" not in text and "->" not in text
+    assert "for 1/2 of" in text  # in the text face, as written
+    assert _formula_glyphs(typeset) > 10
+    assert _formula_glyphs(prose) == 0
+
+
+def test_every_plain_text_formula_of_the_sample_course_typesets() -> None:
+    """The sample course's lecture PDFs write their formulas in plain text."""
+    from conftest import SAMPLE_COURSE
+
+    from core.lessons.latex_math import is_safe_math
+    from core.plain_math import plain_formulas
+    from ingestion.loaders.pdf import load_pdf
+
+    found = [
+        formula.latex
+        for path in sorted(SAMPLE_COURSE.glob("*.pdf"))
+        for block in load_pdf(path, path.name).blocks
+        for formula in plain_formulas(block.text)
+    ]
+    assert len(found) >= 40
+    assert {f: to_typst(f).error for f in found if not to_typst(f).ok} == {}
+    assert [f for f in found if not is_safe_math(f)] == []

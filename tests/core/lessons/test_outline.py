@@ -54,6 +54,13 @@ def test_split_passage_protects_inline_math_and_list_marks() -> None:
     assert formulas == [r"\int_0^1 x\,dx"]
 
 
+def test_split_passage_writes_plain_text_formulas_as_math_and_keeps_them_whole() -> None:
+    sentences, _ = split_passage(
+        "Power rule: d/dx x^n = n * x^(n-1) for any real n. Then f(x) = x^2. gives 2x here."
+    )
+    assert sentences[0] == r"Power rule: $\frac{d}{dx} x^n = n \cdot x^{n-1}$ for any real n."
+
+
 @pytest.mark.parametrize(("low", "high"), [(3, 3), (2, 4), (5, 8), (3, 6)])
 def test_the_slide_count_respects_the_bounds(
     sample_hits: list[SearchHit], low: int, high: int

@@ -11,7 +11,7 @@ import sqlite3
 import zipfile
 from pathlib import Path
 
-from core.study.export import anki_deck, cards_csv, stable_id
+from core.study.export import anki_deck, anki_text, cards_csv, stable_id
 from core.study.models import Flashcard, FlashcardSet, Source
 
 CARDS = FlashcardSet(
@@ -46,7 +46,8 @@ def test_the_anki_deck_holds_every_card_escaped_and_tagged(tmp_path: Path) -> No
         "What does the power rule say?",
         "Is &lt;b&gt;x&lt;/b&gt; &amp; y bold?",
     ]
-    assert fields[0][1:] == ["d/dx x^n = n x^(n-1)", "lecture-02.pdf, p. 3"]
+    # The plain-text formula goes to Anki's MathJax as LaTeX.
+    assert fields[0][1:] == [r"\(\frac{d}{dx} x^n = n x^{n-1}\)", "lecture-02.pdf, p. 3"]
     assert notes[0][1].split() == ["power_rule"]
     names = {deck["name"]: int(deck_id) for deck_id, deck in json.loads(decks).items()}
     assert names["sample::derivatives"] == stable_id("deck", "sample::derivatives")
@@ -96,3 +97,10 @@ def test_the_csv_turns_formula_cells_into_text() -> None:
         "'=cmd|'/c calc'!A0.pdf, p. 1",
     ]
     assert rows[2] == ["'@SUM(1+1)", "'+1+1", ""]
+
+
+def test_formulas_reach_anki_as_mathjax_and_the_rest_stays_escaped() -> None:
+    assert anki_text("Area $\\pi r^2$, not $5 or <b>") == "Area \\(\\pi r^2\\), not $5 or &lt;b&gt;"
+    assert anki_text("$$ a < b $$ and 1/2 of it") == "\\[a &lt; b\\] and 1/2 of it"
+    assert anki_text("Markdown's \\\\(x_1\\\\)") == "Markdown&#x27;s \\(x_1\\)"
+    assert anki_text("so lim_{x->1} f(x) = 2.") == "so \\(\\lim_{x \\to 1} f(x) = 2\\)."
