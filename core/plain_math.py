@@ -96,6 +96,9 @@ _LONE_VARIABLE = re.compile(r"[b-hj-z]")  # not "a" or "i", which are words
 _NUMBER = re.compile(r"-?\d+(\.\d+)?")
 # A term that multiplies the one before it when written side by side: a power or an
 # application ("e^x", "x^(n-1)", "cos(3x)", "(x^2 + 1)^4").
+_TERM_OPERAND = re.compile(
+    r"-?(?:\d+(?:\.\d+)?|\d*[A-Za-z](?:\^\w+|_\w+)?'*|[A-Za-z]*'*\(.*\)'*|\[.*\])"
+)
 _TERM = re.compile(r"\^|^[A-Za-z]*'*\(")
 
 
@@ -358,9 +361,13 @@ def _is_math(piece: list[_Item]) -> bool:
     ):
         return True
     relations = [n for n, word in enumerate(words) if word in _RELATIONS]
-    if not relations:
+    operands = [item.text for item in piece if not item.operator]
+    # Without a power, a limit or the like, every operand must read as one: a number, a
+    # variable term, an application or a bracket ("A/B", "24/7", "v2.0", a date are not).
+    if not relations or not all(_TERM_OPERAND.fullmatch(word) for word in operands):
         return False
-    if _APPLIED.search(joined) or any(w in _ARITHMETIC for w in words):
+    # An operator between two operands: a leading minus alone is no expression.
+    if _APPLIED.search(joined) or any(w in _ARITHMETIC for w in words[1:]):
         return any(_has_variable(w) for w in words)
     # "x != 1", "h -> 0", "n = 10": a lone variable and a number or another variable.
     if len(words) == 3 and relations == [1]:
