@@ -2,7 +2,12 @@
 
 Prints files, pages, chunks, wall time, pages/s, chunks/s, the share of time spent embedding,
 and peak memory. Run: python bench/ingest.py [DATASET_DIR] [--engine edge|local]
-[--embedder fast|legacy]
+[--embedder fast|legacy] [--pictures off|on|both]
+
+--pictures on keeps a picture of every PDF page as the bot does (`core.page_pictures`), in a
+temporary folder, and prints how many were kept and their size; --pictures both ingests the
+corpus without and with pictures in one run, interleaved course by course like --compare,
+and prints the ratio of pages/s.
 
 --compare ingests the corpus with the legacy and the fast bundled model in one run,
 interleaved course by course (the order alternating), each into an index of its own, and
@@ -23,6 +28,7 @@ from qdrant_client import AsyncQdrantClient
 
 from core.embedding.minilm_onnx import BUNDLED_MODELS, MiniLMOnnxEmbedder, bundled_embedder
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
+from core.page_pictures import PagePictures
 from ingestion import Ingestor, discover
 
 DEFAULT_DATASET = Path(__file__).resolve().parents[1].parent / "shared/datasets/syllabusqa-dev"
@@ -75,6 +81,8 @@ class Run:
     failed: int = 0
     seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
+    pictures: int = 0
+    picture_bytes: int = 0
 
     async def ingest(self, course: Path) -> None:
         sources, _ = discover([course])
@@ -86,9 +94,18 @@ class Run:
         self.chunks += report.chunks
         self.failed += len(report.failed)
 
+    def count_pictures(self) -> None:
+        if self.ingestor.pictures is not None:
+            kept = list(self.ingestor.pictures.root.rglob("p*.png"))
+            self.pictures = len(kept)
+            self.picture_bytes = sum(p.stat().st_size for p in kept)
+
     def print(self) -> None:
         embedder = self.embedder
         print(f"[{self.label}] {embedder.identity}")
+        if self.ingestor.pictures is not None:
+            each = self.picture_bytes / 1024 / max(self.pictures, 1)
+            print(f"  pictures={self.pictures} ({each:.0f} KB each)")
         print(f"  files={self.files} failed={self.failed} pages={self.pages} chunks={self.chunks}")
         print(
             f"  wall={self.seconds:.1f}s pages/s={self.pages / self.seconds:.1f} "
@@ -102,7 +119,7 @@ class Run:
         )
 
 
-async def open_run(label: str, choice: str, engine: str, root: Path) -> Run:
+async def open_run(label: str, choice: str, engine: str, root: Path, pictures: bool) -> Run:
     embedder = TimedEmbedder(bundled_embedder(choice))
     # The embedded engine as the composition root configures it: Edge with payload indexes.
     edge = engine == "edge"
@@ -111,26 +128,45 @@ async def open_run(label: str, choice: str, engine: str, root: Path) -> Run:
         client, "bench", embedder.dimensions, payload_indexes=edge, unit_vectors=True
     )
     await index.ensure()
-    ingestor = Ingestor(index=index, embedder=embedder, sparse=SparseEncoder(), max_bytes=50 << 20)
+    ingestor = Ingestor(
+        index=index,
+        embedder=embedder,
+        sparse=SparseEncoder(),
+        max_bytes=50 << 20,
+        pictures=PagePictures(root / "pages", 500 << 20) if pictures else None,
+    )
     return Run(label, embedder, index, ingestor)
 
 
-async def run(dataset: Path, engine: str, choices: list[str]) -> None:
+async def run(dataset: Path, engine: str, choices: list[str], pictures: str) -> None:
     courses = sorted(p for p in (dataset / "courses").iterdir() if p.is_dir())
+    kept = {"off": [False], "on": [True], "both": [False, True]}[pictures]
     with tempfile.TemporaryDirectory() as tmp:
-        runs = [await open_run(choice, choice, engine, Path(tmp) / choice) for choice in choices]
+        runs = []
+        for choice in choices:
+            for with_pictures in kept:
+                label = f"{choice}+pictures" if with_pictures else choice
+                root = Path(tmp) / label
+                runs.append(await open_run(label, choice, engine, root, with_pictures))
         for number, course in enumerate(courses):
-            # Alternating which embedder goes first cancels out warm-up and drift.
+            # Alternating which run goes first cancels out warm-up and drift.
             order = runs if number % 2 == 0 else runs[::-1]
             for each in order:
                 await each.ingest(course)
         for each in runs:
+            each.count_pictures()
             await each.index.close()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"dataset: {dataset}; engine: {engine}; courses: {len(courses)}")
+    print(f"dataset: {dataset}; engine: {engine}; courses: {len(courses)}; pictures: {pictures}")
     for each in runs:
         each.print()
-    if len(runs) == 2:
+    if pictures == "both" and len(runs) == 2:
+        plain, pictured = runs
+        print(
+            f"ratio {pictured.label}/{plain.label}: pages/s "
+            f"{(pictured.pages / pictured.seconds) / (plain.pages / plain.seconds):.2f}x"
+        )
+    elif len(runs) == 2:
         legacy, fast = runs
         print(
             f"ratio {fast.label}/{legacy.label}: pages/s "
@@ -150,12 +186,18 @@ def main() -> int:
     parser.add_argument(
         "--compare", action="store_true", help="legacy and fast in one run, interleaved"
     )
+    parser.add_argument(
+        "--pictures",
+        choices=("off", "on", "both"),
+        default="off",
+        help="keep pictures of PDF pages (both: without and with, interleaved)",
+    )
     args = parser.parse_args()
     if not (args.dataset / "courses").is_dir():
         print(f"no courses/ folder under {args.dataset}", file=sys.stderr)
         return 2
     choices = ["legacy", "fast"] if args.compare else [args.embedder]
-    asyncio.run(run(args.dataset, args.engine, choices))
+    asyncio.run(run(args.dataset, args.engine, choices, args.pictures))
     return 0
 
 

@@ -38,6 +38,7 @@ from core.mistakes import MistakeLog
 from core.mistakes.outbox import MistakeOutbox
 from core.notes_quota import NotesQuota
 from core.outages import Outages
+from core.page_pictures import PagePictures
 from core.permissions import Authority, CourseCreation, RoleGrants
 from core.practice import ExerciseCatalog, PracticeService
 from core.practice.exercise_writer import ExerciseDrafter, ExerciseWriter
@@ -242,6 +243,13 @@ async def _stop(task: asyncio.Task[None]) -> None:
         await task
 
 
+def page_pictures(settings: Settings) -> PagePictures | None:
+    """Where pages' pictures are kept, or None when the settings keep none."""
+    if settings.page_pictures_max_bytes <= 0:
+        return None
+    return PagePictures(settings.data_dir / "pages", settings.page_pictures_max_bytes)
+
+
 def lesson_engine(settings: Settings) -> Engine:
     """The engine lessons render with. pdflatex asked for but not installed is said here,
     once at start-up, and Typst is passed on, so no render repeats the warning."""
@@ -274,6 +282,7 @@ def _assemble(
     course_catalog = CatalogStore(database)
     retriever = Retriever(index, dense, sparse, retrieval, reranker=reranker(settings, dense))
     vision = settings.ollama_models.get(ModelRole.VISION)
+    pictures = page_pictures(settings)
     ingestor = Ingestor(
         index=index,
         embedder=dense,
@@ -297,6 +306,7 @@ def _assemble(
             settings.ocr_page_timeout_s,
             settings.max_ocr_pages,
         ),
+        pictures=pictures,
     )
     generator = structured_model(settings, ModelRole.GENERATE)
     # The lesson, study and exercise writers ask the one model the same way.
@@ -324,13 +334,13 @@ def _assemble(
         for course, roles in settings.course_roles.items()
     }
     authority = Authority(RoleGrants(grants), courses, CourseCreation(settings.course_creation))
-    # No SourceFiles: the index keeps text, not the original files, so the visual
-    # profile's figures are diagrams (the caption says so).
+    # The visual profile's figures are the cited pages' pictures, kept at ingestion.
     lessons = LessonService(
         retriever=retriever,
         embedder=dense,
         store=materials,
         writing=writing,
+        pages=pictures,
         engine=lesson_engine(settings),
     )
     study = StudyDesk(
@@ -367,5 +377,6 @@ def _assemble(
         polls=PollRegistry(sessions, settings.redis_prefix),
         catalog=catalog_desk,
         service_timeout_s=settings.service_timeout_s,
+        pictures=pictures,
     )
     return Assembly(bot, retriever, index, outbox)

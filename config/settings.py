@@ -183,6 +183,11 @@ class Settings(BaseSettings):
     max_ocr_pages: int = Field(
         300, gt=0, description="Scanned pages one PDF may have; each is read with OCR."
     )
+    # A picture of each PDF page (~45 KB at 800 px wide, 256 colours), so a citation can show
+    # its page: 500 MB keeps some 11,000 pages a course. Past it, pages go unpictured (logged).
+    page_pictures_max_mb: float = Field(
+        500, ge=0, description="Megabytes of page pictures kept per course (0: keep none)."
+    )
     log_format: Literal["auto", "console", "json"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
@@ -252,6 +257,10 @@ class Settings(BaseSettings):
     @property
     def notes_max_bytes(self) -> int:
         return int(self.notes_max_mb * 1024 * 1024)
+
+    @property
+    def page_pictures_max_bytes(self) -> int:
+        return int(self.page_pictures_max_mb * 1024 * 1024)
 
     @property
     def session_ttl_seconds(self) -> int:

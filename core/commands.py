@@ -489,6 +489,19 @@ COMMANDS: tuple[CommandSpec, ...] = (
         private=True,
     ),
     CommandSpec(
+        "page", "a picture of a page of the material (a citation's \"Show page\")",
+        lambda d, c: d.core.show_page(
+            c.context, c.args.text("document"), c.args.number("page") or 0
+        ),
+        (
+            Option("document", "the document's file name (see /sources)", required=True,
+                   rest=True, complete=Source.DOCUMENTS, metavar="DOCUMENT"),
+            Option("page", "the page's number", Kind.INTEGER, required=True, low=1,
+                   metavar="N"),
+        ),
+        tap=True, misuse="Which page? Send /page DOCUMENT N, as a citation names them.",
+    ),
+    CommandSpec(
         "practice", "start a guided exercise",
         lambda d, c: d.practice.start(c.context, c.args.text("topic"), fresh=c.args.flag("new")),
         (

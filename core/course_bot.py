@@ -38,10 +38,12 @@ from core.lessons import LessonResult, LessonService, Profile
 from core.lessons.command import parse_bounds, parse_profile
 from core.material import IngestReport, MaterialIngestor, ProgressCallback, SourceFile
 from core.outages import REDIS, Outages, service_of
+from core.page_pictures import PagePictures
 from core.permissions import Action, effective_roles, require
 from core.practice import PracticeService
 from core.practice.review import MistakeReview
 from core.replies import (
+    DocumentReply,
     ErrorReply,
     ExerciseSheet,
     Notice,
@@ -65,6 +67,7 @@ CONFIDENTIAL_HERE = (
     "reads along: ask me in a direct message (after /course {course})."
 )
 HELP_TITLE = "coursebot"
+NO_PICTURES = "Pictures of pages are not kept here."
 
 Route = Callable[[Request, ParsedCommand | None], Awaitable[Response]]
 LateScore = Callable[[PollAnswered], Awaitable[None]]
@@ -92,7 +95,9 @@ class CourseBot:
         materials: MaterialsDesk,
         catalog: CatalogDesk,
         service_timeout_s: float,
+        pictures: PagePictures | None = None,
     ) -> None:
+        """`pictures` holds the pages' pictures a citation may show (none when None)."""
         self._index = index
         self._answers = answers
         self._practice = practice
@@ -113,6 +118,7 @@ class CourseBot:
         self._late_scores: dict[str, LateScore] = {}
         self._materials = materials
         self._catalog = catalog
+        self._pictures = pictures
         # What every command's handler may call (`core.commands.COMMANDS`).
         self._desks = Desks(
             core=self, access=access, practice=practice, review=review, uploads=uploads,
@@ -248,7 +254,17 @@ class CourseBot:
             raise BadInputError("Please write a question.")
         if await self._index.count(ctx) == 0:
             raise CourseEmptyError(ctx.course_id)
-        return await self._answers.ask(ctx, question)
+        answer = await self._answers.ask(ctx, question)
+        if self._pictures is not None:
+            answer = await self._pictures.mark(ctx, answer)
+        return answer
+
+    async def show_page(self, ctx: Context, document: str, page: int) -> DocumentReply:
+        """`/page DOCUMENT N`: the picture of a cited page, where the policy lets `ctx` see
+        it (whatever the button that asked carried)."""
+        if self._pictures is None:
+            raise BadInputError(NO_PICTURES)
+        return await self._pictures.show(ctx, document, page)
 
     async def answer(self, ctx: Context, text: str) -> list[Reply]:
         if not text.strip():

@@ -16,6 +16,9 @@ class Citation:
     section: str | None = None
     document_id: str | None = None
     private: bool = False
+    # A picture of the page is kept and the asker may see it here (`core.page_pictures`):
+    # adapters offer to show it.
+    pictured: bool = False
 
     def label(self) -> str:
         parts = [self.file_name]

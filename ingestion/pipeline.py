@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,6 +34,7 @@ from core.material import (
 )
 from core.notes_quota import NotesQuota, NotesUsage
 from core.outages import FILE_UNAVAILABLE, service_of
+from core.page_pictures import PageDraft, PagePictures
 from core.visibility import chunk_visibility, is_private
 from ingestion.captioning import ImageCaptioner
 from ingestion.catalog import course_facts
@@ -46,6 +48,7 @@ from ingestion.indexer import ChunkWriter, DocumentMeta
 from ingestion.kinds import infer_kind
 from ingestion.loaders import loader_for
 from ingestion.loaders.ocr import TesseractOcr
+from ingestion.page_pictures import picture_pdf, pictured
 
 log = structlog.get_logger(__name__)
 
@@ -93,6 +96,8 @@ class _Prepared:
     pages: int
     replaces: bool
     facts: list[CourseFact] = field(default_factory=list)
+    # Its pages' pictures, shown once its chunks are in (`PagePictures.commit`).
+    pictures: PageDraft | None = None
 
 
 class Ingestor:
@@ -108,10 +113,12 @@ class Ingestor:
         limits: FileLimits | None = None,
         notes_quota: NotesQuota | None = None,
         ocr: TesseractOcr | None = None,
+        pictures: PagePictures | None = None,
     ) -> None:
         """`limits` bound each file (the defaults when None); `notes_quota` bounds each
         student's private notes (the defaults when None); `ocr` reads scanned PDF pages
-        (None: a PDF that is all scans is refused)."""
+        (None: a PDF that is all scans is refused); `pictures` keeps a picture of each PDF
+        page (none are kept when None)."""
         self.index = index
         self.embedder = embedder
         self.writer = ChunkWriter(index, embedder, sparse)
@@ -121,7 +128,11 @@ class Ingestor:
         self.limits = limits or FileLimits()
         self.notes_quota = notes_quota or NotesQuota()
         self.ocr = ocr
+        self.pictures = pictures
         self._told_about_images = False
+        self._told_about_slides = False
+        # pdfium is not thread-safe: one call into it at a time, across this ingestor's runs.
+        self._pdfium = threading.Lock()
 
     async def ingest(
         self,
@@ -198,6 +209,8 @@ class Ingestor:
                 if self.catalog is not None:
                     await self.catalog.forget_document(course_id, summary.document_id)
                 await self.index.delete_document(course_id, summary.document_id)
+                if self.pictures is not None:
+                    await asyncio.to_thread(self.pictures.remove, course_id, summary.document_id)
                 return True
         return False
 
@@ -248,7 +261,9 @@ class Ingestor:
             self._check_quota(notes, doc_id, NotesUsage(files=1, bytes=size))
 
             with_images = self.captioner is not None
-            document = await asyncio.to_thread(loader, source.path, source.file_name, with_images)
+            document = await asyncio.to_thread(
+                self._load, loader, source.path, source.file_name, with_images
+            )
             adding = NotesUsage(1, document.page_count, size)
             self._check_quota(notes, doc_id, adding)
             self._note_images_skipped(document)
@@ -288,9 +303,48 @@ class Ingestor:
                 notes[doc_id] = adding
             # The shared catalog is made of course material only, never of private notes.
             facts = course_facts(document, doc_id) if owner_id is None else []
-            return _Prepared(source, meta, chunks, document.page_count, previous is not None, facts)
+            pictures = await self._picture(source, course_id, doc_id)
+            return _Prepared(
+                source, meta, chunks, document.page_count, previous is not None, facts, pictures
+            )
         except Exception as error:
             return _failure(source, course_id, error)
+
+    def _load(
+        self, loader: Callable[[Path, str, bool], LoadedDocument], path: Path, name: str,
+        with_images: bool,
+    ) -> LoadedDocument:  # fmt: skip
+        """Load a file; a PDF while holding the pdfium lock (the pictures are drawn under it)."""
+        if not pictured(name):
+            return loader(path, name, with_images)
+        with self._pdfium:
+            return loader(path, name, with_images)
+
+    async def _picture(self, source: SourceFile, course_id: str, doc_id: str) -> PageDraft | None:
+        """Pictures of the file's pages, as a draft shown once its chunks are in. Never
+        fails the file: what cannot be pictured is logged and left out."""
+        store = self.pictures
+        if store is None:
+            return None
+        if not pictured(source.file_name):
+            if source.file_name.lower().endswith(".pptx") and not self._told_about_slides:
+                self._told_about_slides = True
+                log.info("slides are not pictured: only PDF pages are (LibreOffice is not used)")
+            return None
+        draft = None
+        try:
+            room = await asyncio.to_thread(store.room, course_id, doc_id)
+            draft = await asyncio.to_thread(store.draft, course_id, doc_id)
+            await asyncio.to_thread(
+                picture_pdf, source.path, draft, room, lock=self._pdfium,
+                file_name=source.file_name,
+            )  # fmt: skip
+            return draft
+        except Exception as error:
+            log.warning("pages not pictured", file=source.file_name, error=str(error))
+            if draft is not None:
+                await asyncio.to_thread(store.discard, draft)
+            return None
 
     async def _write(
         self,
@@ -312,11 +366,33 @@ class Ingestor:
                 # Before the chunks: a failure here leaves the file to be ingested again.
                 meta, facts = prepared.meta, prepared.facts
                 await self.catalog.replace_document(meta.course_id, meta.document_id, facts)
-            await self.writer.replace(prepared.meta, prepared.chunks, uuid.uuid4().hex, embedded)
+            try:
+                await self.writer.replace(
+                    prepared.meta, prepared.chunks, uuid.uuid4().hex, embedded
+                )
+            except BaseException:
+                await self._drop_pictures(prepared)
+                raise
+            await self._show_pictures(prepared)
             status = FileStatus.REPLACED if prepared.replaces else FileStatus.ADDED
             return FileResult(source.file_name, status, len(prepared.chunks), prepared.pages)
         except Exception as error:
             return _failure(source, course_id, error)
+
+    async def _show_pictures(self, prepared: _Prepared) -> None:
+        """The new pages' pictures in place of the old ones (of an earlier version too)."""
+        draft, store, meta = prepared.pictures, self.pictures, prepared.meta
+        if draft is None or store is None:
+            return
+        try:
+            await asyncio.to_thread(store.commit, draft, meta.file_name, meta.owner_id)
+        except Exception as error:
+            log.warning("pages not pictured", file=meta.file_name, error=str(error))
+            await asyncio.to_thread(store.discard, draft)
+
+    async def _drop_pictures(self, prepared: _Prepared) -> None:
+        if prepared.pictures is not None and self.pictures is not None:
+            await asyncio.to_thread(self.pictures.discard, prepared.pictures)
 
     async def _captions(self, document: LoadedDocument) -> list[Block]:
         if self.captioner is None:

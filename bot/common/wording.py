@@ -53,6 +53,30 @@ def citation_lines(answer: Answer) -> list[str]:
     return [citation_line(n, c) for n, c in enumerate(answer.citations, start=1)]
 
 
+# "Show page" buttons under an answer: the first few pictured pages it cites.
+MAX_PAGE_BUTTONS = 3
+
+
+def pictured_pages(answer: Answer) -> list[tuple[int, Citation]]:
+    """(number shown, citation) of the cited pages whose picture the asker may see, each
+    page once, at most MAX_PAGE_BUTTONS (the core marks them `pictured`)."""
+    found: dict[tuple[str | None, int | None], tuple[int, Citation]] = {}
+    for number, citation in enumerate(answer.citations, start=1):
+        key = (citation.document_id, citation.page)
+        if citation.pictured and citation.page is not None and key not in found:
+            found[key] = (number, citation)
+    return list(found.values())[:MAX_PAGE_BUTTONS]
+
+
+def page_button_label(number: int, citation: Citation) -> str:
+    return f"Show p. {citation.page} [{number}]"
+
+
+def page_command_line(number: int, citation: Citation) -> str:
+    """How the terminal offers a cited page's picture: the command that saves it."""
+    return f"[{number}] /page {citation.document_id} {citation.page} saves a picture of the page"
+
+
 def sources_heading(sources: SourceList) -> str:
     if not sources.entries:
         return f"The course '{sources.course_id}' has no documents yet."

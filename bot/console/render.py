@@ -64,6 +64,10 @@ def _answer(answer: Answer) -> str:
     if answer.citations:
         lines.extend(["", wording.SOURCES_HEADING])
         lines.extend(f"  {line}" for line in wording.citation_lines(answer))
+    pages = wording.pictured_pages(answer)
+    if pages:
+        lines.append("")
+        lines.extend(f"  {wording.page_command_line(n, c)}" for n, c in pages)
     return "\n".join(lines)
 
 

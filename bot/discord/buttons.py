@@ -3,7 +3,9 @@ any replica, after any restart, without remembering the message it is on:
 
 - `coursebot:pick:{quiz}:{n}:{A-D}` answers question n of a quiz (`/pick QUIZ N LETTER`),
 - `coursebot:card:{set}:{n}:back` turns card n of a flashcard set, `coursebot:card:{set}:{n}`
-  shows card n (`/card SET N [back]`).
+  shows card n (`/card SET N [back]`),
+- `coursebot:page:{document}:{n}` shows the picture of page n of a cited document (`/page`;
+  the core decides whether the presser may see it, whatever the id says).
 
 `CourseButton` is the discord.py dynamic item registered for that template; what a press
 does is the client's `press_button` (the handlers), reached through `interaction.client`
@@ -25,7 +27,8 @@ log = structlog.get_logger(__name__)
 CUSTOM_ID_LIMIT = 100  # Discord's limit
 LETTERS = "ABCD"
 TEMPLATE = (
-    r"coursebot:(?P<kind>pick|card):(?P<set>[0-9]+):(?P<number>[0-9]+)(?::(?P<extra>[A-D]|back))?"
+    r"coursebot:(?:(?P<kind>pick|card):(?P<set>[0-9]+):(?P<number>[0-9]+)(?::(?P<extra>[A-D]|back))?"
+    r"|page:(?P<document>[0-9a-f]{16}):(?P<page>[0-9]{1,6}))"
 )
 
 
@@ -53,6 +56,10 @@ def card_buttons(set_id: int, number: int, count: int, *, turned: bool) -> tuple
     if number < count:
         buttons.append(Button("Next", _checked(f"coursebot:card:{set_id}:{number + 1}")))
     return tuple(buttons)
+
+
+def page_button(label: str, document_id: str, page: int) -> Button:
+    return Button(label, _checked(f"coursebot:page:{document_id}:{page}"))
 
 
 @runtime_checkable
@@ -113,6 +120,10 @@ class _Buttons(discord.ui.View):
 
 def _command(match: re.Match[str]) -> ParsedCommand:
     """The core command a button's custom id stands for, with its typed options."""
+    if match["document"] is not None:
+        return ParsedCommand(
+            "page", options={"document": match["document"], "page": int(match["page"])}
+        )
     first, number = int(match["set"]), int(match["number"])
     if match["kind"] == "pick":
         options = {"quiz": first, "question": number, "option": match["extra"] or ""}

@@ -14,7 +14,7 @@ import discord
 
 from bot.common import wording
 from bot.common.splitting import pack, split_text
-from bot.discord.buttons import Button, card_buttons, pick_button
+from bot.discord.buttons import Button, card_buttons, page_button, pick_button
 from bot.discord.markup import bold, escape, escaped_length
 from core.replies import (
     Answer,
@@ -152,10 +152,20 @@ def _answer(answer: Answer) -> list[Outgoing]:
     if not batches:
         return messages
     if not messages:
-        return [Outgoing(embeds=batch) for batch in batches]
-    # The first sources go under the last piece of text; any overflow follows on its own.
-    messages[-1] = replace(messages[-1], embeds=batches[0])
-    return [*messages, *(Outgoing(embeds=batch) for batch in batches[1:])]
+        messages = [Outgoing(embeds=batch) for batch in batches]
+    else:
+        # The first sources go under the last piece of text; any overflow follows on its own.
+        messages[-1] = replace(messages[-1], embeds=batches[0])
+        messages.extend(Outgoing(embeds=batch) for batch in batches[1:])
+    # "Show page" buttons under the last sources (the core's `/page`).
+    buttons = tuple(
+        page_button(wording.page_button_label(number, c), c.document_id, c.page)
+        for number, c in wording.pictured_pages(answer)
+        if c.document_id and c.page is not None
+    )
+    if buttons:
+        messages[-1] = replace(messages[-1], buttons=buttons)
+    return messages
 
 
 def _question(quiz_id: int, question: QuizQuestion) -> Outgoing:

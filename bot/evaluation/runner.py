@@ -159,14 +159,15 @@ def _question(line: str, where: str) -> EvalQuestion:
 
 def eval_settings(settings: Settings, data_dir: Path, budget: int | None = None) -> Settings:
     """The settings with the index in `data_dir`, in embedded Qdrant, sessions in the process
-    (the questions' conversations must not reach a shared Redis), and the answer path's
-    context budget the evaluated one."""
+    (the questions' conversations must not reach a shared Redis), the answer path's context
+    budget the evaluated one, and no pictures of pages (answers are scored as text)."""
     update = {
         "data_dir": data_dir,
         "qdrant_url": None,
         "qdrant_api_key": None,
         "redis_url": None,
         "answer_context_chars": budget,
+        "page_pictures_max_mb": 0,
     }
     return settings.model_copy(update=update)
 

@@ -1,7 +1,9 @@
 """What inline buttons carry: a flashcard's "Show answer" and "Next" send `card:SET:N[:back]`
-as their callback data, which a press turns back into the core's `/card SET N [back]`. Both
+as their callback data, which a press turns back into the core's `/card SET N [back]`; a
+citation's "Show page" sends `page:DOCUMENT:N` (the document's id), the core's `/page`. Both
 directions live here so the format has one place. Telegram allows 64 bytes of data; these
-are a few digits."""
+are a few digits and a 16-character id. Whoever forged the data, the core decides what the
+page may show."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from core.commands import ParsedCommand
 
 CARD_DATA = re.compile(r"^card:(\d{1,12}):(\d{1,4})(:back)?$")
+PAGE_DATA = re.compile(r"^page:([0-9a-f]{16}):(\d{1,6})$")
 SHOW_ANSWER = "Show answer"
 NEXT = "Next"
 
@@ -33,6 +36,19 @@ def card_buttons(set_id: int, number: int, count: int, *, turned: bool) -> tuple
     if number < count:
         buttons.append(Button(NEXT, card_data(set_id, number + 1)))
     return tuple(buttons)
+
+
+def page_data(document_id: str, page: int) -> str:
+    return f"page:{document_id}:{page}"
+
+
+def page_command(data: str | None) -> ParsedCommand | None:
+    """The `/page` a "Show page" press asks for, or None for data that is not a page's."""
+    match = PAGE_DATA.match(data or "")
+    if match is None:
+        return None
+    document, page = match.groups()
+    return ParsedCommand("page", options={"document": document, "page": int(page)})
 
 
 def card_command(data: str | None) -> ParsedCommand | None:

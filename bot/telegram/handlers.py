@@ -14,7 +14,7 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 import structlog
-from telegram import Bot, Message, Update
+from telegram import Bot, CallbackQuery, Chat, Message, Update
 from telegram.constants import CallbackQueryLimit
 from telegram.error import TelegramError
 from telegram.ext import (
@@ -27,7 +27,7 @@ from telegram.ext import (
 )
 
 from bot.telegram.addressing import addressed_to, for_another_bot, without_mention
-from bot.telegram.callbacks import CARD_DATA, card_command
+from bot.telegram.callbacks import CARD_DATA, PAGE_DATA, card_command, page_command
 from bot.telegram.delivery import Sent, Target, deliver, edit, typing
 from bot.telegram.files import UploadProgress, incoming_file
 from bot.telegram.markup import PARSE_MODE, escape
@@ -42,7 +42,7 @@ from bot.telegram.members import (
 from bot.telegram.render import Outgoing, PollMessage, TextMessage, render, render_all
 from core.commands import ParsedCommand, command_spec, parse_command
 from core.course_bot import INTERNAL_ERROR, CourseBot
-from core.replies import ErrorReply, FlashcardTurn, Notice
+from core.replies import DocumentReply, ErrorReply, FlashcardTurn, Notice
 from core.requests import Request, Response
 from core.study.polls import PollAnswered
 
@@ -68,6 +68,7 @@ class TelegramHandlers:
         application.add_handler(MessageHandler(new & filters.Document.ALL, self.on_document))
         application.add_handler(PollAnswerHandler(self.on_poll_answer))
         application.add_handler(CallbackQueryHandler(self.on_card_button, pattern=CARD_DATA))
+        application.add_handler(CallbackQueryHandler(self.on_page_button, pattern=PAGE_DATA))
         application.add_error_handler(self.on_error)
 
         async def late_score(answered: PollAnswered) -> None:
@@ -153,19 +154,10 @@ class TelegramHandlers:
         command = card_command(query.data) if query is not None else None
         if query is None or command is None or query.message is None:
             return
-        request = Request(
-            member=member_of(query.from_user),
-            place=place_of(query.message.chat),
-            # Unique per press: a redelivered update gets the same card again.
-            message_id=f"telegram:callback:{query.id}",
-            command=command,
-        )
-        response = await self.core.handle(request)
+        response = await self.core.handle(_pressed(query, query.message.chat, command))
         turn = next((r for r in response.replies if isinstance(r, FlashcardTurn)), None)
         if turn is None:
-            said = [r.text for r in response.replies if isinstance(r, ErrorReply | Notice)]
-            toast = " ".join(said)[: CallbackQueryLimit.ANSWER_CALLBACK_QUERY_TEXT_LENGTH]
-            await query.answer(toast or None, show_alert=bool(toast))
+            await _refused(query, response)
             return
         await query.answer()
         [card] = [item for item in render(turn) if isinstance(item, TextMessage)]
@@ -173,6 +165,24 @@ class TelegramHandlers:
             await edit(context.bot, query.message, card)
         else:  # too old to edit: the card arrives as a new message
             await deliver(context.bot, Target(query.message.chat.id), [card])
+
+    async def on_page_button(self, update: Update, context: Callback) -> None:
+        """A citation's "Show page": the core's `/page`, whose picture is sent as a photo
+        answering the message the button is on. A refusal is a notice on the button."""
+        query = update.callback_query
+        command = page_command(query.data) if query is not None else None
+        if query is None or command is None or query.message is None:
+            return
+        response = await self.core.handle(_pressed(query, query.message.chat, command))
+        picture = next((r for r in response.replies if isinstance(r, DocumentReply)), None)
+        if picture is None:
+            await _refused(query, response)
+            return
+        await query.answer()
+        message = query.message
+        thread = message.message_thread_id if isinstance(message, Message) else None
+        target = Target(message.chat.id, reply_to=message.message_id, thread_id=thread)
+        await deliver(context.bot, target, render(picture))
 
     async def on_error(self, update: object, context: Callback) -> None:
         log.error("telegram update failed", exc_info=context.error)
@@ -210,6 +220,25 @@ async def _reply(
     bot: Bot, message: Message, response: Response, on_sent: Sent | None = None
 ) -> None:
     await deliver(bot, Target.answering(message), render_all(list(response.replies)), on_sent)
+
+
+def _pressed(query: CallbackQuery, chat: Chat, command: ParsedCommand) -> Request:
+    """A button press as the command its data names, from the presser, in the chat of the
+    message the button is on."""
+    return Request(
+        member=member_of(query.from_user),
+        place=place_of(chat),
+        # Unique per press: a redelivered update gets the same reply again.
+        message_id=f"telegram:callback:{query.id}",
+        command=command,
+    )
+
+
+async def _refused(query: CallbackQuery, response: Response) -> None:
+    """A button press the core did not grant: what it said, as an alert on the button."""
+    said = [r.text for r in response.replies if isinstance(r, ErrorReply | Notice)]
+    toast = " ".join(said)[: CallbackQueryLimit.ANSWER_CALLBACK_QUERY_TEXT_LENGTH]
+    await query.answer(toast or None, show_alert=bool(toast))
 
 
 def _working(bot: Bot, message: Message, slow: bool) -> AbstractAsyncContextManager[None]:

@@ -13,7 +13,7 @@ from telegram.constants import PollLimit
 
 from bot.common import wording
 from bot.common.splitting import pack, split_text
-from bot.telegram.callbacks import Button, card_buttons
+from bot.telegram.callbacks import Button, card_buttons, page_data
 from bot.telegram.markup import (
     CAPTION_LIMIT,
     MESSAGE_LIMIT,
@@ -82,7 +82,7 @@ def render_all(replies: list[Reply], limit: int = MESSAGE_LIMIT) -> list[Outgoin
 def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
     match reply:
         case Answer():
-            return _texts(_answer_units(reply, limit), limit)
+            return _with_buttons(_texts(_answer_units(reply, limit), limit), _page_buttons(reply))
         case Notice(text=text, title=title):
             heading = [bold(title)] if title else []
             return _texts([*heading, *_body(text, limit)], limit)
@@ -149,6 +149,22 @@ def _explanation(question: QuizQuestion) -> str:
     if len(source) >= limit - 10 or not text:
         return _cut(source, limit)
     return f"{_cut(text, limit - len(source) - 1)}\n{source}"
+
+
+def _page_buttons(answer: Answer) -> tuple[Button, ...]:
+    """A "Show page" button per pictured page the answer cites (the core's `/page`)."""
+    return tuple(
+        Button(wording.page_button_label(number, c), page_data(c.document_id, c.page))
+        for number, c in wording.pictured_pages(answer)
+        if c.document_id and c.page is not None
+    )
+
+
+def _with_buttons(messages: list[Outgoing], buttons: tuple[Button, ...]) -> list[Outgoing]:
+    """`buttons` under the last message (the one with the sources)."""
+    if buttons and messages and isinstance(last := messages[-1], TextMessage):
+        messages[-1] = TextMessage(last.html, buttons)
+    return messages
 
 
 def _card(turn: FlashcardTurn) -> TextMessage:

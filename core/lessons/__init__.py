@@ -4,7 +4,7 @@ retrieved passages without a model (`build_extractive_deck`), with sanitised HTM
 (`sanitise_widget`)."""
 
 from core.lessons.checks import check_pdf, contrast_ratio, relative_luminance
-from core.lessons.figures import PageImages, SlideFigure, concept_diagram
+from core.lessons.figures import PageSource, SlideFigure, concept_diagram
 from core.lessons.math import TypstMath, to_typst
 from core.lessons.models import (
     Citation,
@@ -25,7 +25,7 @@ from core.lessons.profiles import (
     style_for,
 )
 from core.lessons.render import Engine, pdflatex_available, render_deck, resolve_engine
-from core.lessons.service import LessonResult, LessonService, SourceFiles
+from core.lessons.service import LessonResult, LessonService
 from core.lessons.typst_engine import RenderError
 from core.lessons.widgets import RefusedWidget, SanitisedWidget, sanitise_widget, widget_file_name
 
@@ -36,7 +36,7 @@ __all__ = [
     "LessonResult",
     "LessonService",
     "NotEnoughMaterialError",
-    "PageImages",
+    "PageSource",
     "Profile",
     "ProfileRules",
     "ProfileStyle",
@@ -48,7 +48,6 @@ __all__ = [
     "SlideCountError",
     "SlideFigure",
     "SlideKind",
-    "SourceFiles",
     "TypstMath",
     "adapt_deck",
     "build_extractive_deck",

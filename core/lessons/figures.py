@@ -1,28 +1,21 @@
-"""Figures for the visual profile: the cited page of a course PDF rendered as an image
-(pypdfium2), or, when no page can be had, a diagram of the slide drawn with matplotlib.
+"""Figures for the visual profile: the picture of the cited page kept at ingestion
+(`core.page_pictures`), or, when there is none, a diagram of the slide drawn with matplotlib.
 Each comes with the alt text the PDF carries for it."""
 
 from __future__ import annotations
 
-import io
 import math
 import re
 import textwrap
-import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Protocol
 
-import pypdfium2 as pdfium
 import structlog
 
 from core.lessons.models import Citation, Slide
 from core.pictures import new_figure, png_of
 
 log = structlog.get_logger(__name__)
-
-PAGE_IMAGE_WIDTH_PX = 900
-MAX_PAGE_PIXELS = 4_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,54 +25,13 @@ class SlideFigure:
     caption: str
 
 
-class PageImages:
-    """The course PDFs a deck cites, by file name, rendered a page at a time on demand
-    (cached: a deck often cites the same page twice). Files that are not PDFs, are missing
-    or cannot be read give no image."""
+class PageSource(Protocol):
+    """The pictures of the course's pages a request may see (`core.page_pictures`)."""
 
-    def __init__(self, sources: Mapping[str, Path | str]) -> None:
-        self._sources = {name: Path(path) for name, path in sources.items()}
-        self._cache: dict[tuple[str, int], bytes | None] = {}
-        self._lock = threading.Lock()  # pdfium is not thread-safe
-
-    def page_png(self, file_name: str, page: int) -> bytes | None:
-        key = (file_name, page)
-        with self._lock:
-            if key not in self._cache:
-                self._cache[key] = self._render(file_name, page)
-            return self._cache[key]
-
-    def _render(self, file_name: str, page: int) -> bytes | None:
-        path = self._sources.get(file_name)
-        if path is None or path.suffix.lower() != ".pdf" or not path.is_file():
-            return None
-        try:
-            pdf = pdfium.PdfDocument(path)
-        except pdfium.PdfiumError as error:
-            log.warning("cited PDF cannot be opened", file=file_name, error=str(error))
-            return None
-        try:
-            if not 1 <= page <= len(pdf):
-                return None
-            pdf_page = pdf[page - 1]
-            width, height = pdf_page.get_size()
-            scale = PAGE_IMAGE_WIDTH_PX / max(width, 1.0)
-            if width * height * scale * scale > MAX_PAGE_PIXELS:  # an absurd page size
-                scale = (MAX_PAGE_PIXELS / max(width * height, 1.0)) ** 0.5
-            image = pdf_page.render(scale=scale).to_pil()
-            out = io.BytesIO()
-            image.convert("RGB").save(out, format="PNG", optimize=True)
-            return out.getvalue()
-        except pdfium.PdfiumError as error:
-            log.warning(
-                "cited PDF page cannot be rendered", file=file_name, page=page, error=str(error)
-            )
-            return None
-        finally:
-            pdf.close()
+    def page_png(self, file_name: str, page: int) -> bytes | None: ...
 
 
-def figure_for(slide: Slide, pages: PageImages | None) -> SlideFigure:
+def figure_for(slide: Slide, pages: PageSource | None) -> SlideFigure:
     """The slide's figure: the first cited PDF page that renders, else a diagram."""
     if pages is not None:
         for citation in slide.citations:

@@ -24,7 +24,7 @@ from enum import StrEnum
 
 import structlog
 
-from core.lessons.figures import PageImages, SlideFigure, figure_for
+from core.lessons.figures import PageSource, SlideFigure, figure_for
 from core.lessons.models import Deck, Profile, SlideKind
 from core.lessons.profiles import ProfileStyle, adapt_deck, style_for
 from core.plain_math import mark_plain_math
@@ -54,14 +54,14 @@ def render_deck(
     deck: Deck,
     profile: Profile | None = None,
     *,
-    page_images: PageImages | None = None,
+    page_images: PageSource | None = None,
     widgets: Mapping[int, str] | None = None,
     engine: Engine | str | None = None,
     style: ProfileStyle | None = None,
 ) -> bytes:
     """`deck` as PDF bytes, laid out for `profile` (the deck's own when None).
 
-    `page_images` gives the visual profile the cited PDF pages as figures (a diagram is
+    `page_images` gives the visual profile the cited pages' pictures as figures (a diagram is
     drawn where there is none). `widgets` maps a slide's 1-based number to the file name of
     its sanitised widget, which the slide then points to. `style` replaces the profile's
     layout numbers (tests use it to break one rule on purpose). The deck is first made to

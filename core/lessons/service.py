@@ -24,9 +24,10 @@ edit made there is a private version. `fresh=True` replaces the
 row and drops its edits. An edit is a new row keyed by the first version's id and the
 version number: every version stays in the store.
 
-Page images for the visual profile need the cited PDFs themselves; the index keeps text, not
-files (uploads are read from a temporary folder that is removed after ingestion), so without
-a `SourceFiles` the figures are diagrams of each slide's points, and the caption says so."""
+The visual profile shows each slide's cited page as its figure: the picture kept at ingestion
+(`core.page_pictures`), as far as the asker may see it here. A slide whose page has no
+picture (a Markdown source, a deck's slide, pictures not kept) gets a diagram of its points;
+with no pictures kept at all, the caption says so."""
 
 from __future__ import annotations
 
@@ -37,7 +38,6 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -61,13 +61,13 @@ from core.index import SearchHit
 from core.index.chunk_index import GUIDED_EXERCISE_KIND
 from core.lessons.checks import check_pdf
 from core.lessons.command import LessonEdit, lesson_request, parse_profile
-from core.lessons.figures import PageImages
 from core.lessons.models import Citation, Deck, Profile, Slide, SlideBounds
 from core.lessons.outline import NotEnoughMaterialError, build_extractive_deck, split_passage
 from core.lessons.profiles import adapt_deck
 from core.lessons.render import Engine, render_deck, resolve_engine
 from core.lessons.widgets import RefusedWidget, sanitise_widget, widget_file_name
 from core.lessons.writer import DeckWriter
+from core.page_pictures import PagePictures, SeenPages
 from core.replies import DocumentReply, Reply
 from core.retrieval import MIN_TOPIC_SIMILARITY
 from core.visibility import Access, Visibility, access, made_as, visible_to_owner
@@ -87,8 +87,8 @@ NEEDS_MODEL = (
     '"shorten" a slide or "add a warning about X" to it.'
 )
 NO_PAGES_NOTE = (
-    "The figures are diagrams of each slide's points: the course's original files are not "
-    "kept, so the cited pages cannot be shown."
+    "The figures are diagrams of each slide's points: pictures of the course's pages are not "
+    "kept here, so the cited pages cannot be shown."
 )
 
 _WORD = re.compile(r"[^\W_]+")
@@ -105,13 +105,6 @@ _WARNING = re.compile(
 # Only where a run of spaces begins (`(?<!\s)`): from inside one, each position re-scanned the
 # rest of the run (4,000 spaces: 0.4 s).
 _THEN_SHORTEN = re.compile(r"(?<!\s)\s+(?:and|then)\s+(?=(?:shorten|make|cut|trim|keep)\b)", re.I)
-
-
-class SourceFiles(Protocol):
-    """Where the original file of a cited document is, for the visual profile's page images
-    (None when it is not kept)."""
-
-    def path_of(self, course_id: str, file_name: str) -> Path | None: ...
 
 
 class TopicRetriever(Protocol):
@@ -229,14 +222,14 @@ class LessonService:
         embedder: Embedder,
         store: MaterialStore,
         writing: Writing | None = None,
-        sources: SourceFiles | None = None,
+        pages: PagePictures | None = None,
         engine: Engine | str | None = None,
     ) -> None:
         self._retriever = retriever
         self._embedder = embedder
         self._store = store
         self._writer = DeckWriter(writing) if writing is not None else None
-        self._sources = sources
+        self._pages = pages
         self._engine = engine
 
     @property
@@ -470,7 +463,7 @@ class LessonService:
         names = {int(re.sub(r"\D", "", name)): name for name, _ in widgets}
         pages = None
         if profile is Profile.VISUAL:
-            pages = self._page_images(ctx, deck)
+            pages = self._page_images(ctx)
             if pages is None:
                 notes.append(NO_PAGES_NOTE)
         pdf = await asyncio.to_thread(
@@ -496,15 +489,8 @@ class LessonService:
         preview = await asyncio.to_thread(first_slide_png, pdf)
         return _Rendered(deck, pdf, tuple(widgets), tuple(notes), preview)
 
-    def _page_images(self, ctx: Context, deck: Deck) -> PageImages | None:
-        if self._sources is None:
-            return None
-        found = {
-            c.file: path
-            for c in deck.citations()
-            if (path := self._sources.path_of(ctx.course_id, c.file)) is not None
-        }
-        return PageImages(found) if found else None
+    def _page_images(self, ctx: Context) -> SeenPages | None:
+        return SeenPages(self._pages, ctx) if self._pages is not None else None
 
     def _result(
         self, rendered: _Rendered, hits: Sequence[SearchHit],

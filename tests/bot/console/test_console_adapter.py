@@ -201,3 +201,53 @@ async def test_an_exercise_keeps_its_solution_until_solution_is_asked_for(
     solution = await chat(bot, ["/solution"])
     assert "Solution: The power rule with drawn coefficients" in solution
     assert "f'(x) =" in solution
+
+
+async def test_a_cited_page_is_saved_by_the_command_the_answer_offers(
+    bot: CourseBot, tmp_path: Path
+) -> None:
+    from support.paths import SAMPLE_COURSE
+
+    lecture = SAMPLE_COURSE / "lecture-01-limits.pdf"
+    assert (await bot.ingest_files("sample", [SourceFile.at(lecture)])).failed == []
+    answer = await chat(bot, ["What does the squeeze theorem say?"])
+    assert "[1] lecture-01-limits.pdf, p. 8, Summary" in answer
+    offer, *_others = [line.strip() for line in answer.splitlines() if "/page " in line]
+    assert offer.startswith("[1] /page ") and offer.endswith(" 8 saves a picture of the page")
+    command = offer.removeprefix("[1] ").removesuffix(" saves a picture of the page")
+    output = await chat(bot, [command, "/page lecture-01-limits.pdf 2"])
+    assert "saved lecture-01-limits-p8.png to ./coursebot-files/lecture-01-limits-p8.png" in output
+    assert "saved lecture-01-limits-p2.png to ./coursebot-files/lecture-01-limits-p2.png" in output
+    assert Path("coursebot-files/lecture-01-limits-p8.png").read_bytes().startswith(b"\x89PNG")
+    # A page the file does not have, or a file the course does not have: one line, no file.
+    missing = await chat(bot, ["/page lecture-01-limits.pdf 99", "/page 0123456789abcdef 1"])
+    assert missing.count("! There is no picture of page") == 2
+
+
+async def test_a_students_notes_page_is_shown_to_her_alone_where_she_reads_alone(
+    bot: CourseBot, tmp_path: Path
+) -> None:
+    from fpdf import FPDF
+
+    notes = FPDF()
+    notes.add_page()
+    notes.set_font("helvetica", size=12)
+    notes.set_xy(10, 120)
+    notes.multi_cell(w=180, text="My mnemonic for the chain rule: peel the onion outside in.")
+    path = tmp_path / "alice-notes.pdf"
+    notes.output(str(path))
+    assert (await bot.ingest_files("sample", [SourceFile.at(path)], owner="alice")).failed == []
+
+    mine = await chat(bot, ["/as alice", "What is my mnemonic for the chain rule?"])
+    assert "(your notes)" in mine
+    offer, *_others = [line.strip() for line in mine.splitlines() if "/page " in line]
+    assert offer.startswith("[1] /page ")
+    command = offer.removeprefix("[1] ").removesuffix(" saves a picture of the page")
+    saved = await chat(bot, ["/as alice", command])
+    assert "saved alice-notes-p1.png" in saved
+    in_group = await chat(bot, ["/as alice", "/group on", command])
+    assert "That page is from your private notes: I show it only where you alone" in in_group
+    assert "saved" not in in_group
+    # Another student naming it, by its id or its name: no such page, nothing saved.
+    other = await chat(bot, ["/as bob", command, "/page alice-notes.pdf 1"])
+    assert other.count("! There is no picture of page 1") == 2 and "saved" not in other

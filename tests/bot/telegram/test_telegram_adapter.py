@@ -52,6 +52,7 @@ from core.replies import FlashcardsReply, QuizReply
 from core.requests import Place, Request
 from core.study.polls import PollRegistry
 from ingestion import discover
+from ingestion.identity import document_id
 
 COURSE = "sample"
 TEACHER = user(42, "Ada")  # an instructor of the sample course in settings
@@ -1411,3 +1412,79 @@ async def test_a_vote_held_by_an_outage_is_counted_after_it_and_its_score_sent(
     start = len(tg.fake.calls)
     assert await tg.core.count_held_votes()
     assert not sent_messages(tg.fake.calls[start:])
+
+
+# Pictures of cited pages -----------------------------------------------------------------
+
+
+def notes_pdf(text: str) -> bytes:
+    """A one-page PDF of a student's notes."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=12)
+    pdf.set_xy(10, 120)
+    pdf.multi_cell(w=180, text=text)
+    return bytes(pdf.output())
+
+
+async def test_a_citations_show_page_button_sends_the_page_as_a_photo(tg: TelegramBot) -> None:
+    await course_in_dm(tg, ALICE)
+    [answer] = sent_messages(await tg.say(dm(ALICE), ALICE, "What does the squeeze theorem say?"))
+    assert "[1] lecture-01-limits.pdf, p. 8, Summary" in visible_text(answer.text)
+    lecture = document_id(COURSE, "lecture-01-limits.pdf")
+    show, *_more = buttons(answer)
+    assert show == {"text": "Show p. 8 [1]", "callback_data": f"page:{lecture}:8"}
+    assert all(b["callback_data"].startswith("page:") for b in _more)
+    calls = await tg.press(answer.result, ALICE, show["callback_data"])
+    assert [c.method for c in calls] == ["answerCallbackQuery", "sendPhoto"]
+    photo = calls[-1]
+    name, png = photo.files["photo"]
+    assert name == "lecture-01-limits-p8.png" and png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert photo.params["caption"] == "lecture-01-limits.pdf, p. 8"
+    # In a group the page answers the message whose button was pressed, for all to see.
+    await bind_group(tg)
+    [group_answer] = sent_messages(
+        await tg.say(GROUP, BOB, f"/ask@{BOT_USER['username']} What does the squeeze theorem say?")
+    )
+    calls = await tg.press(group_answer.result, BOB, show["callback_data"])
+    [photo] = [c for c in calls if c.method == "sendPhoto"]
+    assert photo.json("reply_parameters")["message_id"] == group_answer.result["message_id"]
+
+
+async def test_hand_made_page_data_naming_a_private_or_another_courses_page_shows_nothing(
+    tg: TelegramBot,
+) -> None:
+    """Callback data is whatever a client sends: a page of a classmate's notes, or of
+    another course, is refused by the core; her own notes' page only in her DM."""
+    await course_in_dm(tg, ALICE)
+    await course_in_dm(tg, BOB)
+    await bind_group(tg)
+    await tg.say(dm(ALICE), ALICE, "/notes")
+    uploaded = await tg.upload(
+        dm(ALICE), ALICE, "alice-notes.pdf", notes_pdf("Peel the chain rule like an onion.")
+    )
+    assert "alice-notes.pdf: added" in texts(uploaded, "editMessageText")[-1]
+    alices = document_id(COURSE, "alice-notes.pdf", f"telegram:{ALICE['id']}")
+    other = await tg.core.ingest_files(
+        "physics-2", [SourceFile.at(SAMPLE_COURSE / "lecture-02-derivatives.pdf")]
+    )
+    assert not other.failed
+    physics = document_id("physics-2", "lecture-02-derivatives.pdf")
+    [bobs] = sent_messages(await tg.say(dm(BOB), BOB, "What does the squeeze theorem say?"))
+    for chat, data in (
+        (dm(BOB), f"page:{alices}:1"),
+        (GROUP, f"page:{alices}:1"),
+        (dm(BOB), f"page:{physics}:1"),
+    ):
+        calls = await tg.press({**bobs.result, "chat": chat}, BOB, data)
+        assert [c.method for c in calls] == ["answerCallbackQuery"]
+        assert calls[0].params["text"].startswith("There is no picture of page 1")
+    # Alice's own page: in the group she is told to ask in a DM; in her DM it comes.
+    [in_group] = await tg.press({**bobs.result, "chat": GROUP}, ALICE, f"page:{alices}:1")
+    assert "private notes" in in_group.params["text"]
+    calls = await tg.press({**bobs.result, "chat": dm(ALICE)}, ALICE, f"page:{alices}:1")
+    assert [c.method for c in calls] == ["answerCallbackQuery", "sendPhoto"]
+    # Data that is not a page's at all never reaches the core.
+    assert await tg.press(bobs.result, BOB, "page:../../etc:1") == []

@@ -26,6 +26,7 @@ from core.commands import ParsedCommand
 from core.database import open_database
 from core.generation import MaterialKind, MaterialStore
 from core.lessons import Deck, Profile, check_pdf
+from core.lessons.checks import read_pages
 from core.lessons.service import NEEDS_MODEL, NO_PAGES_NOTE
 from core.material import SourceFile
 from core.replies import DocumentReply, ErrorReply
@@ -183,11 +184,26 @@ async def test_every_profile_gets_an_extractive_deck_that_passes_its_pdf_checks(
         assert result.sources and all("lecture-02" in s or "worked" in s for s in result.sources)
         assert result.preview is not None and result.preview.startswith(b"\x89PNG")
         assert result.model == "extractive"
-    # Without the original files, the visual profile's figures are diagrams, and it says so.
+    # The visual profile shows each slide's cited lecture page, as pictured at ingestion.
     visual = await assembly.bot.generate_lesson(
         "sample", "derivatives", user="ana", slides="3-6", profile="visual"
     )
+    assert NO_PAGES_NOTE not in visual.notes
+    figures = [p.figures_alt for p in read_pages(visual.pdf) if p.figures_alt]
+    cited_pages = [alt for [alt] in figures if alt.startswith("Image of page ")]
+    assert cited_pages and all("of lecture-02-derivatives.pdf" in alt for alt in cited_pages)
+
+
+async def test_without_page_pictures_the_visual_figures_are_diagrams_and_say_so(
+    settings: Settings,
+) -> None:
+    async for opened in _ingested(settings.model_copy(update={"page_pictures_max_mb": 0})):
+        visual = await opened.bot.generate_lesson(
+            "sample", "derivatives", user="ana", slides="3-6", profile="visual"
+        )
     assert NO_PAGES_NOTE in visual.notes and NO_PAGES_NOTE in visual.caption()
+    figures = [alt for p in read_pages(visual.pdf) for alt in p.figures_alt]
+    assert figures and all(alt.startswith("Diagram of ") for alt in figures)
 
 
 async def test_a_deck_from_the_whole_course_teaches_from_lectures_not_logistics(
