@@ -180,8 +180,10 @@ class TelegramHandlers:
             return
         await query.answer()
         message = query.message
-        thread = message.message_thread_id if isinstance(message, Message) else None
-        target = Target(message.chat.id, reply_to=message.message_id, thread_id=thread)
+        if isinstance(message, Message):
+            target = Target.answering(message)
+        else:  # too old to be shown: the page arrives on its own
+            target = Target(message.chat.id)
         await deliver(context.bot, target, render(picture))
 
     async def on_error(self, update: object, context: Callback) -> None:
