@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import shutil
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -329,7 +330,10 @@ class Ingestor:
         if not pictured(source.file_name):
             if source.file_name.lower().endswith(".pptx") and not self._told_about_slides:
                 self._told_about_slides = True
-                log.info("slides are not pictured: only PDF pages are (LibreOffice is not used)")
+                log.info(
+                    "slides (PPTX) are not pictured: only PDF pages are",
+                    soffice="installed, not used" if shutil.which("soffice") else "not installed",
+                )
             return None
         draft = None
         try:

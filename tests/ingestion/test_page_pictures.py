@@ -190,10 +190,20 @@ def test_a_hostile_page_size_makes_a_small_picture(
 async def test_slides_and_text_files_get_no_pictures(
     ingestor: Ingestor, pictures: PagePictures, tmp_path: Path
 ) -> None:
+    """Only PDF pages are pictured: drawing a slide would take LibreOffice."""
+    from pptx import Presentation
+
     notes = tmp_path / "notes.md"
     notes.write_text("# Limits\n\nA limit describes where a function heads.\n", encoding="utf-8")
-    await ingestor.ingest([SourceFile.at(notes)], COURSE)
-    assert pictured_files(pictures, document_id(COURSE, "notes.md")) == []
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Limits"
+    slide.placeholders[1].text = "A limit describes where a function heads."
+    deck.save(str(tmp_path / "week1.pptx"))
+    sources = [SourceFile.at(notes), SourceFile.at(tmp_path / "week1.pptx")]
+    report = await ingestor.ingest(sources, COURSE)
+    assert [r.status for r in report.results] == [FileStatus.ADDED, FileStatus.ADDED]
+    assert not pictures.root.exists() or list(pictures.root.rglob("*")) == []
 
 
 async def test_no_store_keeps_no_pictures(

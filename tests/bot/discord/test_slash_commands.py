@@ -85,6 +85,7 @@ COMMANDS = {
     "notes": {"file": File("notes.md", b"# Notes")},
     "ingest": {"file": File("glossary.md", b"# Glossary")},
     "sources": {},
+    "page": {"document": "syllabus.md", "page": 1},
     "forget": {"document": "nothing.md"},
     "mistakes": {},
     "bind": {"course": COURSE},
