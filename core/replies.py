@@ -6,6 +6,18 @@ from dataclasses import dataclass
 
 from core.material import IngestReport
 
+# How a section path is stored with a chunk ("Section 10: Assessment > Grading"), and how a
+# citation shows the end of it: the part a reader looks for on the page.
+SECTION_SEPARATOR = " > "
+SHOWN_SEPARATOR = " › "
+SHOWN_LEVELS = 2
+
+
+def cited_section(path: str) -> str:
+    """A section path as citations show it: its last one or two headings."""
+    parts = [part.strip() for part in path.split(SECTION_SEPARATOR) if part.strip()]
+    return SHOWN_SEPARATOR.join(parts[-SHOWN_LEVELS:])
+
 
 @dataclass(frozen=True, slots=True)
 class Citation:
@@ -25,7 +37,7 @@ class Citation:
         if self.page is not None:
             parts.append(f"p. {self.page}")
         if self.section:
-            parts.append(self.section)
+            parts.append(cited_section(self.section))
         label = ", ".join(parts)
         return f"{label} (your notes)" if self.private else label
 

@@ -1,16 +1,19 @@
 """Structure-aware chunking: one chunk per slide or page when it fits, per heading section for
-documents without pages; large tables split by rows with the header repeated; list items,
-sentences and formulas (`$…$`, `$$…$$`, `\\(…\\)`, `\\[…\\]`) are never cut, unless one alone is
-longer than a chunk. Every chunk fits the embedder's input with its context header."""
+documents without pages; a chunk is named by the heading above its first block (on a page that
+holds several sections, by the one it starts in); large tables split by rows with the header
+repeated; list items, sentences and formulas (`$…$`, `$$…$$`, `\\(…\\)`, `\\[…\\]`) are never
+cut, unless one alone is longer than a chunk. Every chunk fits the embedder's input with its
+context header."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import groupby, pairwise
 
 from core.plain_math import formula_spans
+from core.replies import SECTION_SEPARATOR
 from core.text import split_outside_math, split_sentences
 from ingestion.documents import Block, BlockKind, LoadedDocument
 
@@ -42,25 +45,30 @@ class _Piece:
     text: str
     tokens: int
     kind: BlockKind
+    section: tuple[str, ...] = ()
 
 
 def chunk_document(
     document: LoadedDocument, course_id: str, count_tokens: TokenCounter, max_tokens: int
 ) -> list[Chunk]:
     chunks: list[Chunk] = []
-    for (page, section_path), blocks in _groups(document.blocks):
-        section = section_label(section_path, document.title)
-        header = " · ".join(part for part in (course_id, document.title, section) if part)
-        budget = max_tokens - _RESERVED_TOKENS - count_tokens(header)
-        texts = list(_pack(_pieces(list(blocks), count_tokens, budget), budget))
-        for position, text in enumerate(texts):
+    for page, group in _groups(document.blocks):
+        blocks = list(group)
+        headers = {
+            block.section: _header(course_id, document.title, block.section) for block in blocks
+        }
+        # one budget for the group, room left for the longest header any chunk of it gets
+        budget = max_tokens - _RESERVED_TOKENS - max(map(count_tokens, headers.values()))
+        packed = list(_pack(_pieces(blocks, count_tokens, budget), budget))
+        texts = [text for text, _ in packed]
+        for position, (text, section_path) in enumerate(packed):
             neighbours = texts[max(position - 1, 0) : position + 2]
             chunks.append(
                 Chunk(
                     text=text,
-                    embed_text=f"{header}\n{text}",
+                    embed_text=f"{headers[section_path]}\n{text}",
                     page=page,
-                    section=section,
+                    section=section_label(section_path, document.title),
                     index=len(chunks),
                     passage="\n\n".join(neighbours),
                 )
@@ -68,19 +76,19 @@ def chunk_document(
     return chunks
 
 
-def _groups(
-    blocks: list[Block],
-) -> Iterator[tuple[tuple[int | None, tuple[str, ...]], Iterable[Block]]]:
-    """Paged formats group by page (the section of the page's first block names the chunk);
-    others group by heading section."""
+def _header(course_id: str, title: str, section: tuple[str, ...]) -> str:
+    """The context line the embedder reads before a chunk's text."""
+    return " · ".join(part for part in (course_id, title, section_label(section, title)) if part)
+
+
+def _groups(blocks: list[Block]) -> Iterator[tuple[int | None, Iterable[Block]]]:
+    """Paged formats group by page, others by heading section."""
     paged = any(block.page is not None for block in blocks)
     if paged:
-        for page, page_blocks in groupby(blocks, key=lambda b: b.page):
-            page_list = list(page_blocks)
-            yield (page, page_list[0].section), page_list
+        yield from groupby(blocks, key=lambda b: b.page)
     else:
-        for section, section_blocks in groupby(blocks, key=lambda b: b.section):
-            yield (None, section), section_blocks
+        for _, section_blocks in groupby(blocks, key=lambda b: b.section):
+            yield None, section_blocks
 
 
 def section_label(path: tuple[str, ...], title: str) -> str:
@@ -89,7 +97,7 @@ def section_label(path: tuple[str, ...], title: str) -> str:
     so the part that says where in it."""
     if path and path[0] == title:
         path = path[1:]
-    return " > ".join(path)
+    return SECTION_SEPARATOR.join(path)
 
 
 def _pieces(blocks: list[Block], count_tokens: TokenCounter, budget: int) -> Iterator[_Piece]:
@@ -97,11 +105,13 @@ def _pieces(blocks: list[Block], count_tokens: TokenCounter, budget: int) -> Ite
     for block in blocks:
         tokens = count_tokens(block.text)
         if tokens <= budget:
-            yield _Piece(block.text, tokens, block.kind)
+            pieces: Iterable[_Piece] = [_Piece(block.text, tokens, block.kind)]
         elif block.kind is BlockKind.TABLE and block.table is not None:
-            yield from _table_pieces(block, count_tokens, budget)
+            pieces = _table_pieces(block, count_tokens, budget)
         else:
-            yield from _sentence_pieces(block.text, block.kind, count_tokens, budget)
+            pieces = _sentence_pieces(block.text, block.kind, count_tokens, budget)
+        for piece in pieces:
+            yield replace(piece, section=block.section)
 
 
 def _table_pieces(block: Block, count_tokens: TokenCounter, budget: int) -> Iterator[_Piece]:
@@ -167,18 +177,19 @@ def _hard_split(text: str, count_tokens: TokenCounter, budget: int) -> Iterator[
         yield " ".join(current)
 
 
-def _pack(pieces: Iterable[_Piece], budget: int) -> Iterator[str]:
-    """Greedy packing of whole pieces into chunks of at most `budget` tokens."""
+def _pack(pieces: Iterable[_Piece], budget: int) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Greedy packing of whole pieces into chunks of at most `budget` tokens, each with the
+    section of its first piece."""
     current: list[_Piece] = []
     used = 0
     for piece in pieces:
         if current and used + piece.tokens > budget:
-            yield _join(current)
+            yield _join(current), current[0].section
             current, used = [], 0
         current.append(piece)
         used += piece.tokens
     if current:
-        yield _join(current)
+        yield _join(current), current[0].section
 
 
 def _join(pieces: list[_Piece]) -> str:

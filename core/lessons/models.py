@@ -11,6 +11,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from core.reading_profiles import Profile
+from core.replies import cited_section
 
 MAX_TITLE_CHARS = 120
 MAX_ITEM_CHARS = 600
@@ -43,7 +44,7 @@ class Citation(BaseModel):
         if self.page is not None:
             parts.append(f"p. {self.page}")
         if self.section:
-            parts.append(self.section)
+            parts.append(cited_section(self.section))
         return ", ".join(parts)
 
 

@@ -1,5 +1,6 @@
 """PDF loader on pypdfium2: text per page in reading order, split into paragraphs by line
-spacing, sections from slide titles (a deck of landscape pages) or heading-like lines.
+spacing, sections from slide titles (a deck of landscape pages) or headings
+(`ingestion.loaders.pdf_headings`: typography, numbering and the PDF's outline).
 
 pdfium gives text line by line with no blank lines between paragraphs, so breaks are found
 from each line's box: a gap wider than the spacing inside the document's paragraphs, a short
@@ -8,7 +9,6 @@ are dropped so they don't end up in every chunk."""
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import math
 import re
@@ -25,6 +25,16 @@ from ingestion.documents import Block, BlockKind, DocumentKind, ImageRef, Loaded
 from ingestion.errors import CorruptFileError, EmptyFileError, EncryptedFileError
 from ingestion.file_limits import check_count
 from ingestion.loaders.ocr import TesseractOcr
+from ingestion.loaders.pdf_headings import (
+    Candidate,
+    Heading,
+    HeadingRules,
+    HeadingTrail,
+    LineStyle,
+    OutlineEntry,
+    line_style,
+    read_outline,
+)
 from ingestion.loaders.text_cleanup import (
     MIN_IMAGE_SIDE,
     clean_text,
@@ -38,8 +48,6 @@ from ingestion.loaders.text_cleanup import (
 
 log = structlog.get_logger(__name__)
 
-MAX_HEADING_CHARS = 80
-MAX_HEADING_WORDS = 12
 # Headers and footers sit in this share of the page height at the top or bottom.
 MARGIN_ZONE = 0.08
 # A gap this much (in line heights) over the spacing inside a paragraph starts a new one.
@@ -47,20 +55,12 @@ PARAGRAPH_GAP = 0.15
 MIN_PARAGRAPH_GAP = 0.2
 # A line ending this far (share of the text width) short of the right edge ends a paragraph.
 SHORT_LINE = 0.15
-LARGER_TEXT = 1.15
 # A page with this many dot-leader entries or more holds a table of contents.
 MIN_CONTENTS_ENTRIES = 3
 
-_FORCE_BOLD_FLAG = 1 << 18
-_BOLD_FONT = re.compile(r"bold|black|heavy|demi|semibold", re.IGNORECASE)
 _PDFIUM_SOFT_HYPHEN = re.compile(r"[\ufffe\x02](?=[^\W\d_])")
 _PAGE_NUMBER = re.compile(r"[-–\s]*(page\s*)?\d{1,4}(\s*(of|/)\s*\d{1,4})?[-–\s]*", re.IGNORECASE)
 _NUMBERED_ITEM = re.compile(r"^\(?(\d{1,2}|[a-z])[.)]\s+\S")
-_HEADING_NUMBER = re.compile(r"^(\d+(\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s+")
-_SMALL_WORDS = frozenset(
-    {"a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "nor", "of"}
-    | {"on", "or", "per", "the", "to", "vs", "via", "with", "&"}
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +71,12 @@ class _Line:
     # For a table of contents entry ("Grading ...... 4", its dots cleaned away), the page it
     # points at (0: none given): never a heading.
     contents_page: int | None = None
+    size: float = 0.0  # font size in points (0: unknown)
+    columns: bool = False  # wide gaps part it, as a table row's cells
+
+    @property
+    def style(self) -> LineStyle:
+        return LineStyle(self.size, self.bold, self.columns)
 
     @property
     def height(self) -> float:
@@ -91,7 +97,6 @@ class _Layout:
     """Document-wide measures the paragraph and heading rules compare against."""
 
     gap_threshold: float  # in line heights
-    body_height: float
 
 
 def load_pdf(
@@ -124,6 +129,7 @@ def load_pdf(
     try:
         check_count(file_name, len(pdf), max_pages, "pages")
         title = document_title(pdf.get_metadata_dict().get("Title"), file_name)
+        outline = read_outline(pdf)
         pages = list(_read_pages(pdf, file_name, with_images))
         if ocr is not None:
             _read_scanned(pdf, pages, file_name, ocr)
@@ -136,7 +142,7 @@ def load_pdf(
     _drop_contents(pages)
     slides = all(page.width > page.height for page in pages)
     layout = _measure(pages, slides)
-    blocks = _slide_blocks(pages, layout) if slides else _document_blocks(pages, layout)
+    blocks = _slide_blocks(pages, layout) if slides else _document_blocks(pages, layout, outline)
     if not blocks and ocr is not None:
         raise EmptyFileError(
             f"{file_name} has no text that can be read, even with OCR: if it is a scan, it "
@@ -204,36 +210,26 @@ def _page_lines(textpage: pdfium.PdfTextPage) -> list[_Line]:
         end = start + len(stripped) - 1
         line_text = clean_text(_PDFIUM_SOFT_HYPHEN.sub("", stripped).replace("\ufffe", "-\n"))
         if line_text:
-            box, bold = _line_geometry(textpage, start, end)
-            lines.append(_Line(line_text, box, bold, contents_page=contents_page(stripped)))
+            box, style = _line_geometry(textpage, start, end)
+            page_ref = contents_page(stripped)
+            lines.append(_Line(line_text, box, style.bold, page_ref, style.size, style.columns))
     return lines
 
 
 def _line_geometry(
     textpage: pdfium.PdfTextPage, start: int, end: int
-) -> tuple[tuple[float, float, float, float] | None, bool]:
-    """The box around a line's first and last characters, and whether both are bold."""
+) -> tuple[tuple[float, float, float, float] | None, LineStyle]:
+    """The box around a line's first and last characters, and its type."""
     first = pdfium_c.FPDFText_GetCharIndexFromTextIndex(textpage, start)
     last = pdfium_c.FPDFText_GetCharIndexFromTextIndex(textpage, end)
     if first < 0 or last < 0:
-        return None, False
+        return None, LineStyle()
     left, bottom, _, top = textpage.get_charbox(first, loose=True)
     _, last_bottom, right, last_top = textpage.get_charbox(last, loose=True)
     box = (left, min(bottom, last_bottom), right, max(top, last_top))
     if box[3] - box[1] <= 0:
-        return None, False
-    return box, _is_bold(textpage, first) and _is_bold(textpage, last)
-
-
-def _is_bold(textpage: pdfium.PdfTextPage, index: int) -> bool:
-    flags = ctypes.c_int(0)
-    size = pdfium_c.FPDFText_GetFontInfo(textpage, index, None, 0, ctypes.byref(flags))
-    if size <= 0:
-        return False
-    name = ctypes.create_string_buffer(size)
-    pdfium_c.FPDFText_GetFontInfo(textpage, index, name, size, ctypes.byref(flags))
-    font = name.value.decode("utf-8", errors="replace")
-    return bool(flags.value & _FORCE_BOLD_FLAG) or bool(_BOLD_FONT.search(font))
+        return None, LineStyle()
+    return box, line_style(textpage, first, last)
 
 
 def _page_images(page: pdfium.PdfPage, file_name: str, number: int) -> list[bytes]:
@@ -299,19 +295,17 @@ def _drop_contents(pages: list[_Page]) -> None:
 
 
 def _measure(pages: list[_Page], slides: bool) -> _Layout:
-    """Line spacing inside a paragraph, and the usual text height.
+    """Line spacing inside a paragraph.
 
     In a document most pairs of lines sit in the same paragraph, so the commonest spacing is
     the spacing inside one. On slides most lines are bullets of their own and only a few wrap:
     there the tightest spacing is the one inside a paragraph."""
     ratios = []
-    heights: list[float] = []
     for page in pages:
         for previous, line in zip(page.lines, page.lines[1:], strict=False):
             ratio = _gap_ratio(previous, line)
             if ratio is not None and -0.3 <= ratio <= 3 and not _same_row(previous, line):
                 ratios.append(ratio)
-        heights.extend(line.height for line in page.lines if line.box)
     ratios.sort()
     if len(ratios) < 3:
         inside = 0.0
@@ -320,11 +314,7 @@ def _measure(pages: list[_Page], slides: bool) -> _Layout:
     else:
         buckets = Counter(round(ratio / 0.05) for ratio in ratios)
         inside = max(buckets, key=lambda bucket: (buckets[bucket], -bucket)) * 0.05
-    heights.sort()
-    return _Layout(
-        gap_threshold=max(inside + PARAGRAPH_GAP, MIN_PARAGRAPH_GAP),
-        body_height=heights[len(heights) // 2] if heights else 0.0,
-    )
+    return _Layout(gap_threshold=max(inside + PARAGRAPH_GAP, MIN_PARAGRAPH_GAP))
 
 
 def _gap_ratio(previous: _Line, line: _Line) -> float | None:
@@ -422,103 +412,59 @@ def _slide_blocks(pages: list[_Page], layout: _Layout) -> list[Block]:
     return paragraphs.blocks
 
 
-def _document_blocks(pages: list[_Page], layout: _Layout) -> list[Block]:
-    """Pages in order; a heading-like line starts a section that runs across pages."""
+def _document_blocks(
+    pages: list[_Page], layout: _Layout, outline: list[OutlineEntry]
+) -> list[Block]:
+    """Pages in order; every block under the nearest heading above it, across pages."""
+    rules = HeadingRules.measure(
+        ((page.number, line.text, line.style) for page in pages for line in page.lines), outline
+    )
+    trail = HeadingTrail()
     paragraphs = _Paragraphs()
-    section: tuple[str, ...] = ()
     for page in pages:
-        heading: _Line | None = None  # the heading just read, to join one wrapped over lines
-        for step in _steps(page, layout):
-            if heading is not None and _continues_heading(heading, step, layout):
-                section = (f"{section[0]} {step.line.text}".rstrip(":").strip(),)
+        heading: Heading | None = None  # the heading just read, to join one wrapped over lines
+        steps = list(_steps(page, layout))
+        for position, step in enumerate(steps):
+            candidate = _candidate(page, steps, position)
+            if heading is not None and rules.continues(heading, candidate):
+                section = trail.extend(step.line.text)
                 last = paragraphs.blocks[-1]
                 text = f"{last.text}\n{step.line.text}"
                 paragraphs.blocks[-1] = Block(text=text, page=last.page, section=section)
                 heading = None
                 continue
             # the space under a heading is no sign that the next line is one too
-            if _is_heading(replace(step, gap_before=False) if heading else step, layout):
-                paragraphs.flush(page.number, section)
-                section = (step.line.text.rstrip(":").strip(),)
-                heading = step.line
-                # The heading stays in the text too: a chunk of the page is labelled by the
-                # section its page starts in, not by headings further down.
+            found = rules.heading(replace(candidate, gap_before=False) if heading else candidate)
+            if found is not None:
+                paragraphs.flush(page.number, trail.path)
+                heading = found
+                # The heading stays in the text too, as the first line of its section.
+                section = trail.enter(found)
                 paragraphs.blocks.append(Block(step.line.text, page=page.number, section=section))
                 continue
             heading = None
+            trail.text()
             if step.new_paragraph:
-                paragraphs.flush(page.number, section)
+                paragraphs.flush(page.number, trail.path)
             paragraphs.add(step)
-        paragraphs.flush(page.number, section)
+        paragraphs.flush(page.number, trail.path)
     return paragraphs.blocks
 
 
-def _is_heading(step: _Step, layout: _Layout) -> bool:
-    """A short line that is ALL CAPS or Title Case and stands apart (bold, larger or with
-    space above), or any short bold or larger line with space above."""
-    line = step.line
-    if line.contents_page is not None or not _heading_shaped(line.text):
-        return False
-    if line.box is None:
-        return _heading_cased(line.text)
-    emphasised = line.bold or (
-        layout.body_height > 0 and line.height >= LARGER_TEXT * layout.body_height
+def _candidate(page: _Page, steps: list[_Step], position: int) -> Candidate:
+    """A line as the heading rules read it: a piece of a row (a table cell) with the
+    pieces before and after it on the same row."""
+    step = steps[position]
+    following = steps[position + 1] if position + 1 < len(steps) else None
+    return Candidate(
+        text=step.line.text,
+        page=page.number,
+        style=step.line.style,
+        gap_before=step.gap_before,
+        in_row=step.joiner == " " or (following is not None and following.joiner == " "),
+        furniture=_in_margin(step.line, page),
+        contents_entry=step.line.contents_page is not None,
     )
-    if emphasised and step.gap_before:
-        return True
-    return (emphasised or step.gap_before) and _heading_cased(line.text)
-
-
-def _continues_heading(heading: _Line, step: _Step, layout: _Layout) -> bool:
-    """A second line of the same bold or larger type, straight under the heading."""
-    larger = layout.body_height > 0 and heading.height >= LARGER_TEXT * layout.body_height
-    return (
-        (heading.bold or larger)
-        and not step.gap_before
-        and not step.new_paragraph
-        and step.line.bold == heading.bold
-        and heading.box is not None
-        and step.line.box is not None
-        and abs(step.line.height - heading.height) < 0.1 * heading.height
-        and len(heading.text) + len(step.line.text) <= 2 * MAX_HEADING_CHARS
-        and _heading_shaped(step.line.text)
-        and _heading_cased(step.line.text)
-        and not heading.text.endswith(":")
-    )
-
-
-def _heading_shaped(text: str) -> bool:
-    """Short, one line, words rather than figures, and no closing punctuation."""
-    if len(text) > MAX_HEADING_CHARS or text.endswith((".", ",", ";")) or "\n" in text:
-        return False
-    if starts_with_bullet(text) or "@" in text or "://" in text:
-        return False
-    words = _heading_words(text)
-    if not words or len(words) > MAX_HEADING_WORDS:
-        return False
-    letters = sum(char.isalpha() for char in text)
-    # a row of figures or grades is not a heading
-    return letters > sum(char.isdigit() for char in text) and max(map(_letter_count, words)) >= 3
-
-
-def _heading_cased(text: str) -> bool:
-    """ALL CAPS, or Title Case (small words aside) after any numbering."""
-    if text.isupper():
-        return True
-    for position, word in enumerate(_heading_words(text)):
-        first = next((char for char in word if char.isalnum()), "")
-        small = position > 0 and word.lower() in _SMALL_WORDS
-        if first.isalpha() and not first.isupper() and not small:
-            return False
-    return True
-
-
-def _heading_words(text: str) -> list[str]:
-    return _HEADING_NUMBER.sub("", text).rstrip(":").split()
-
-
-def _letter_count(word: str) -> int:
-    return sum(char.isalpha() for char in word)
 
 
 def _image_refs(pages: list[_Page], blocks: list[Block]) -> list[ImageRef]:

@@ -1,0 +1,418 @@
+"""Which lines of a PDF are headings, and the heading path each block stands under.
+
+A heading is told by the page's own typography, compared with the document's body text: a
+larger font, a bold one, or a numbered or ALL CAPS line with space above it; the PDF's outline
+(bookmarks), where it has one, names headings and their levels outright. Lines that only look
+short and capitalised are refused first: table cells (a line sharing its row with others),
+dates and schedule rows, names (a redacted `<NAME>`, "Prof. …"), contact lines and page
+furniture. Levels come from the outline, then from the type: a larger size outranks a smaller
+one, bold outranks regular at the same size, "1.2" sits under "1"."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from statistics import median
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from ingestion.loaders.text_cleanup import starts_with_bullet
+
+MAX_HEADING_CHARS = 80
+MAX_HEADING_WORDS = 12
+# A line at least this much larger than the body text is set apart by its size alone.
+LARGER_TEXT = 1.12
+# Characters sampled along a line to read its size and weight (pdfium reads them one by one).
+STYLE_SAMPLES = 7
+# A gap between two characters this many times the font size parts a line's cells.
+COLUMN_GAP = 1.5
+# pdfium's weight scale: 700 is bold; 0 means the font does not say.
+BOLD_WEIGHT = 600
+
+_SPACES = (0x20, 0x09, 0x0D, 0x0A, 0xA0)
+_FORCE_BOLD_FLAG = 1 << 18
+_STROKED = (
+    pdfium_c.FPDF_TEXTRENDERMODE_FILL_STROKE,
+    pdfium_c.FPDF_TEXTRENDERMODE_FILL_STROKE_CLIP,
+)
+_BOLD_FONT = re.compile(r"bold|black|heavy|demi|semibold|[-,]bd\b|[-,]b$", re.IGNORECASE)
+_SMALL_WORDS = frozenset(
+    {"a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "nor", "of"}
+    | {"on", "or", "per", "the", "to", "vs", "via", "with", "&", "is", "are", "be", "do"}
+    | {"how", "what", "when", "where", "who", "why", "your", "you", "our", "this", "it"}
+)
+# "1.", "1.2", "IV.", "B." before a heading's words.
+_NUMBER = re.compile(r"^(?P<number>\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.|[A-Z][.)])\s+")
+# "Section 10:", "Unit 3 -", "Part II." before a heading's words.
+_NUMBER_WORD = re.compile(
+    r"^(section|chapter|unit|part|module|lecture|topic|lesson|appendix|article)\s+"
+    r"(\d{1,3}|[IVX]{1,5}|[A-Z])\b\s*[:.\-–—]?\s*",
+    re.IGNORECASE,
+)
+_MONTHS = (
+    "jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sept?(ember)?"
+    "|oct(ober)?|nov(ember)?|dec(ember)?"
+)
+_DAYS = "mon(day)?|tue(s|sday)?|wed(nesday)?|thu(rs|rsday)?|fri(day)?|sat(urday)?|sun(day)?"
+_DATE = re.compile(
+    rf"\b({_MONTHS})\.?\s+\d{{1,2}}\b"  # March 7, Sept. 12
+    rf"|\b\d{{1,2}}\s+({_MONTHS})\b"  # 7 March
+    r"|(?<![\d.])\d{1,2}/\d{1,2}(/\d{2,4})?(?![\d.])"  # 5/15, 5/15/23
+    r"|\b\d{4}-\d{2}-\d{2}\b"
+    rf"|^\W*({_DAYS})\b[.,]?\s*(\d|$|[-–,/&]|and\b)"  # Monday 5, Tue/Thu
+    r"|\b\d{1,2}(:\d{2})?\s*[ap]\.?m\b",  # 9:05 AM, 1 pm
+    re.IGNORECASE,
+)
+# Redacted names and contact details (<PROF_FULL_NAME>, <TA_EMAIL>).
+_PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_ ]*>")
+_HONORIFIC = re.compile(r"^(prof|professor|dr|mr|mrs|ms|mx|instructor|ta)\b\.?\s", re.IGNORECASE)
+_DEGREE = re.compile(r",\s*(ph\.?\s?d|m\.?d|m\.?s|m\.?a|ed\.?d)\.?$", re.IGNORECASE)
+_CONTACT = re.compile(r"@|://|www\.|\(\d{3}\)|\d{3}[-.\s]\d{3}[-.\s]\d{4}")
+# "Email: x", "Office: 745 LGRT": a field and its value, not a heading.
+_FIELD = re.compile(r"^[^:]{1,40}:\s+\S")
+_TRAILING_FIGURE = re.compile(r"(?:^|\s)\d[\d,.]*\s*(?P<unit>%|pts?\.?|points?)?$", re.IGNORECASE)
+_YEAR = re.compile(r"(19|20)\d\d")
+# The title of a table of contents, whose entries are dropped.
+_CONTENTS = re.compile(r"^(table of )?contents\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class LineStyle:
+    """A line's type: `size` is the font size as printed, in points (0: unknown);
+    `columns` that a gap of several spaces splits it, as between a table's cells."""
+
+    size: float = 0.0
+    bold: bool = False
+    columns: bool = False
+
+
+def line_style(textpage: pdfium.PdfTextPage, first: int, last: int) -> LineStyle:
+    """The median size and the majority weight of a few characters spread along the line
+    (pdfium char indexes `first`..`last`): one bold word does not make a line bold."""
+    count = last - first + 1
+    if count <= 0:
+        return LineStyle()
+    step = max(1, count // STYLE_SAMPLES)
+    sizes: list[float] = []
+    bold = 0
+    for index in range(first, last + 1, step):
+        if pdfium_c.FPDFText_GetUnicode(textpage, index) in _SPACES:
+            continue
+        size = _char_size(textpage, index)
+        if size > 0:
+            sizes.append(size)
+        bold += _char_bold(textpage, index)
+    samples = max(len(sizes), 1)
+    size = median(sizes) if sizes else 0.0
+    columns = count <= MAX_HEADING_CHARS and _widest_gap(textpage, first, last) > COLUMN_GAP * size
+    return LineStyle(size=size, bold=bold * 2 > samples, columns=columns)
+
+
+def _widest_gap(textpage: pdfium.PdfTextPage, first: int, last: int) -> float:
+    """The widest space between two characters of a line, in points (short lines only:
+    headings are short, and every character costs a call)."""
+    widest = 0.0
+    right: float | None = None
+    for index in range(first, last + 1):
+        if pdfium_c.FPDFText_GetUnicode(textpage, index) in _SPACES:
+            continue
+        left, _, char_right, _ = textpage.get_charbox(index)
+        if right is not None:
+            widest = max(widest, left - right)
+        right = char_right
+    return widest
+
+
+def _char_size(textpage: pdfium.PdfTextPage, index: int) -> float:
+    """The font size scaled by the text matrix: many PDFs set a 1-point font and scale it."""
+    size = pdfium_c.FPDFText_GetFontSize(textpage, index)
+    matrix = pdfium_c.FS_MATRIX()
+    if pdfium_c.FPDFText_GetMatrix(textpage, index, ctypes.byref(matrix)):
+        size *= math.hypot(matrix.c, matrix.d)
+    return round(float(size), 1)
+
+
+def _char_bold(textpage: pdfium.PdfTextPage, index: int) -> bool:
+    if pdfium_c.FPDFText_GetFontWeight(textpage, index) >= BOLD_WEIGHT:
+        return True
+    # a regular font drawn with an outline as well: Word's bold for fonts without a bold face
+    text_object = pdfium_c.FPDFText_GetTextObject(textpage, index)
+    if text_object and pdfium_c.FPDFTextObj_GetTextRenderMode(text_object) in _STROKED:
+        return True
+    flags = ctypes.c_int(0)
+    size = pdfium_c.FPDFText_GetFontInfo(textpage, index, None, 0, ctypes.byref(flags))
+    if size <= 0:
+        return False
+    name = ctypes.create_string_buffer(size)
+    pdfium_c.FPDFText_GetFontInfo(textpage, index, name, size, ctypes.byref(flags))
+    font = name.value.decode("utf-8", errors="replace").split("+")[-1]
+    return bool(flags.value & _FORCE_BOLD_FLAG) or bool(_BOLD_FONT.search(font))
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineEntry:
+    """A bookmark: its title, its depth (0 at the top) and the 1-based page it opens."""
+
+    title: str
+    level: int
+    page: int | None
+
+
+def read_outline(pdf: pdfium.PdfDocument) -> list[OutlineEntry]:
+    entries = []
+    try:
+        for bookmark in pdf.get_toc(max_depth=6):
+            title = " ".join(bookmark.get_title().split())
+            dest = bookmark.get_dest()
+            index = dest.get_index() if dest is not None else None
+            if title:
+                entries.append(
+                    OutlineEntry(title, bookmark.level, index + 1 if index is not None else None)
+                )
+    except pdfium.PdfiumError:  # a damaged outline is no reason to refuse the text
+        return []
+    return entries
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """What the heading rules read about one line in its place on the page."""
+
+    text: str
+    page: int
+    style: LineStyle
+    gap_before: bool  # white space above (or the top of the page)
+    in_row: bool  # shares its row with other pieces: a table cell or a tab-stop column
+    furniture: bool = False  # in the page's top or bottom margin
+    contents_entry: bool = False  # a table of contents line ("Grading ...... 4")
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    text: str
+    style: LineStyle
+    larger: bool  # set larger than the body text
+    outline_level: int | None = None  # its depth in the PDF's outline, if it is there
+    numbered: bool = False  # "Section 10", "Chapter 2", "Part II"
+    depth: int | None = None  # 2 for "1.2", 1 for "1." (None: no number)
+
+    def outranks(self, other: Heading) -> bool:
+        """Whether `other` stands under this heading (else it closes it)."""
+        if self.outline_level is not None or other.outline_level is not None:
+            if other.outline_level is None:
+                return True
+            return self.outline_level is not None and self.outline_level < other.outline_level
+        mine = self.style.size if self.larger else 0.0
+        theirs = other.style.size if other.larger else 0.0
+        if abs(mine - theirs) > 0.5:
+            return mine > theirs
+        if self.numbered != other.numbered:
+            return self.numbered
+        if self.style.bold != other.style.bold:
+            return self.style.bold
+        return self.depth is not None and other.depth is not None and self.depth < other.depth
+
+
+@dataclass(slots=True)
+class HeadingRules:
+    """The document's measures the rules compare a line against."""
+
+    body: LineStyle
+    outline: Sequence[OutlineEntry] = ()
+    # Lines set alike on several pages (a running title, a table's repeated header row).
+    repeated: frozenset[tuple[str, LineStyle]] = frozenset()
+    _outline_keys: dict[str, OutlineEntry] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for entry in self.outline:
+            self._outline_keys.setdefault(_key(entry.title), entry)
+
+    @classmethod
+    def measure(
+        cls, lines: Iterable[tuple[int, str, LineStyle]], outline: Sequence[OutlineEntry] = ()
+    ) -> HeadingRules:
+        """`lines`: each line's page, text and type. The body text is the size and weight
+        most characters are set in."""
+        sizes: Counter[float] = Counter()
+        weights: Counter[bool] = Counter()
+        pages: dict[tuple[str, LineStyle], set[int]] = {}
+        for page, text, style in lines:
+            if style.size > 0:
+                sizes[round(style.size * 2) / 2] += len(text)
+            weights[style.bold] += len(text)
+            if shaped(text):
+                pages.setdefault(_look(text, style), set()).add(page)
+        body_size = max(sizes, key=lambda size: (sizes[size], -size)) if sizes else 0.0
+        body_bold = bool(weights) and weights[True] > weights[False]
+        repeated = frozenset(look for look, on in pages.items() if len(on) > 1)
+        return cls(LineStyle(body_size, body_bold), outline, repeated)
+
+    def heading(self, line: Candidate) -> Heading | None:
+        """The heading this line is, or None for a line of text."""
+        text = line.text.strip()
+        entry = self._outline_entry(text, line.page)
+        if entry is not None:
+            return Heading(text.rstrip(":").strip(), line.style, False, entry.level)
+        if line.contents_entry or line.in_row or line.style.columns:
+            return None
+        larger = self._larger(line.style)
+        if line.furniture and not larger:  # a heading at the very top is set apart by size
+            return None
+        if not shaped(text) or refused(text) or _look(text, line.style) in self.repeated:
+            return None
+        bold = line.style.bold and not self.body.bold
+        numbered = bool(_NUMBER_WORD.match(text))
+        if larger or bold:
+            # a bold phrase inside a paragraph is no heading; one standing apart may be
+            # written in sentence case ("Course time and location:")
+            if not (line.gap_before or cased(text)):
+                return None
+        elif not (line.gap_before and (text.isupper() or numbered) and cased(text)):
+            return None
+        number = _NUMBER.match(text)
+        return Heading(
+            text.rstrip(":").strip(),
+            line.style,
+            larger,
+            numbered=numbered,
+            depth=number.group("number").rstrip(".").count(".") + 1 if number else None,
+        )
+
+    def continues(self, heading: Heading, line: Candidate) -> bool:
+        """A second line of a heading: the same emphasised type straight under it."""
+        text = line.text.strip()
+        return (
+            (heading.style.bold or self._larger(heading.style))
+            and not heading.text.endswith(":")
+            and not line.gap_before
+            and not line.in_row
+            and not line.style.columns
+            and line.style.bold == heading.style.bold
+            and abs(line.style.size - heading.style.size) <= 0.5
+            and len(heading.text) + len(text) <= 2 * MAX_HEADING_CHARS
+            and shaped(text)
+            and cased(text)
+            and not refused(text)
+            and not _NUMBER.match(text)
+            and not _NUMBER_WORD.match(text)
+        )
+
+    def _larger(self, style: LineStyle) -> bool:
+        return self.body.size > 0 and style.size >= LARGER_TEXT * self.body.size
+
+    def _outline_entry(self, text: str, page: int) -> OutlineEntry | None:
+        if not self._outline_keys:
+            return None
+        entry = self._outline_keys.get(_key(text))
+        if entry is None or (entry.page is not None and abs(entry.page - page) > 1):
+            return None
+        return entry
+
+
+@dataclass(slots=True)
+class HeadingTrail:
+    """The headings a line stands under, strongest first. The title block (headings before
+    any text, such as a syllabus's course name, term and "Course Syllabus") labels the text
+    under it but is no parent of the sections that follow."""
+
+    _stack: list[Heading] = field(default_factory=list)
+    _titles: int = 0
+    _text_seen: bool = False
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(heading.text for heading in self._stack)
+
+    def enter(self, heading: Heading) -> tuple[str, ...]:
+        if self._titles:
+            del self._stack[: self._titles]
+            self._titles = 0
+        while self._stack and not self._stack[-1].outranks(heading):
+            self._stack.pop()
+        self._stack.append(heading)
+        if not self._text_seen:
+            self._titles = len(self._stack)
+        return self.path
+
+    def extend(self, text: str) -> tuple[str, ...]:
+        """The heading just entered goes on over another line."""
+        last = self._stack[-1]
+        joined = f"{last.text} {text.strip()}".rstrip(":").strip()
+        self._stack[-1] = replace(last, text=joined)
+        return self.path
+
+    def text(self) -> None:
+        """A line of text was read under the current path."""
+        self._text_seen = True
+
+
+def shaped(text: str) -> bool:
+    """Short, one line, words rather than figures, and no closing punctuation."""
+    if len(text) > MAX_HEADING_CHARS or text.endswith((".", ",", ";")) or "\n" in text:
+        return False
+    if starts_with_bullet(text):
+        return False
+    words = _words(text)
+    if not words or len(words) > MAX_HEADING_WORDS:
+        return False
+    letters = sum(char.isalpha() for char in text)
+    # a row of figures or grades is not a heading
+    return letters > 2 * sum(char.isdigit() for char in text) and max(map(_letters, words)) >= 3
+
+
+def refused(text: str) -> bool:
+    """Lines that can look like headings and never are: names, contact details, dates and
+    schedule rows, and a field with its value ("Office: 745 LGRT")."""
+    if _PLACEHOLDER.search(text) or _CONTACT.search(text) or _DATE.search(text):
+        return True
+    if _HONORIFIC.match(text) or _DEGREE.search(text) or _CONTENTS.match(text):
+        return True
+    if _table_row(text) and not _NUMBER_WORD.fullmatch(text):
+        return True
+    return bool(_FIELD.match(text)) and not _NUMBER_WORD.match(text)
+
+
+def cased(text: str) -> bool:
+    """ALL CAPS, or Title Case (small words aside) after any numbering."""
+    if text.isupper():
+        return True
+    for position, word in enumerate(_words(text)):
+        first = next((char for char in word if char.isalnum()), "")
+        small = position > 0 and word.lower().strip("()") in _SMALL_WORDS
+        if first.isalpha() and not first.isupper() and not small:
+            return False
+    return True
+
+
+def _words(text: str) -> list[str]:
+    text = _NUMBER_WORD.sub("", text, count=1)
+    return _NUMBER.sub("", text, count=1).rstrip(":").split()
+
+
+def _letters(word: str) -> int:
+    return sum(char.isalpha() for char in word)
+
+
+def _look(text: str, style: LineStyle) -> tuple[str, LineStyle]:
+    return _key(text), LineStyle(round(style.size), style.bold)
+
+
+def _table_row(text: str) -> bool:
+    """Ends in a figure, as a row of a grading table does ("Midterm Exams 600", "Quizzes
+    15%"); a course code ("CHEM 122") is capitals and a number and is no row."""
+    figure = _TRAILING_FIGURE.search(text)
+    if figure is None or _YEAR.fullmatch(figure.group().strip()):
+        return False
+    if figure.group("unit"):
+        return True
+    before = text[: figure.start()].split()
+    return not before or not before[-1].isupper()
+
+
+def _key(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())

@@ -1,0 +1,220 @@
+"""Headings in PDFs written here with fpdf2: told by their type, numbering and the outline,
+never by a table row, a name or a date set in bold; every chunk named by the heading above
+its own first line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fpdf import FPDF
+
+from core.replies import Citation
+from ingestion.chunking import chunk_document
+from ingestion.loaders.pdf import load_pdf
+from ingestion.loaders.pdf_headings import (
+    Candidate,
+    HeadingRules,
+    HeadingTrail,
+    LineStyle,
+    refused,
+)
+
+BODY = (
+    "Students write short memos on the budgets of federal agencies, and each memo is read "
+    "by two classmates before it is graded. Feedback is due within a week of the memo. "
+)
+GRADED = (
+    "Each assignment is graded on a ten point scale, and the lowest two scores are dropped "
+    "before the average is taken. Scores are posted on the course site within a week. "
+)
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+class _Writer:
+    """A portrait document: headings, body paragraphs, optional outline entries."""
+
+    def __init__(self) -> None:
+        self.pdf = FPDF(format="A4")
+        self.pdf.set_auto_page_break(True, margin=20)
+        self.pdf.add_page()
+
+    def heading(self, text: str, size: int = 16, style: str = "B", level: int | None = None):
+        self.pdf.ln(5)
+        if level is not None:  # an outline (bookmark) entry pointing here
+            self.pdf.start_section(text, level=level)
+        self.pdf.set_font("helvetica", style, size)
+        self.pdf.cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT")
+        self.pdf.ln(2)
+
+    def paragraph(self, text: str) -> None:
+        self.pdf.set_font("helvetica", "", 11)
+        self.pdf.multi_cell(0, 5, text, new_x="LMARGIN", new_y="NEXT")
+        self.pdf.ln(4)
+
+    def bold_line(self, text: str) -> None:
+        """A short bold line with space above: the look of a heading."""
+        self.pdf.ln(5)
+        self.pdf.set_font("helvetica", "B", 11)
+        self.pdf.cell(0, 6, text, new_x="LMARGIN", new_y="NEXT")
+        self.pdf.ln(2)
+
+    def row(self, *cells: str) -> None:
+        """A bold table row: cells far apart on one line."""
+        self.pdf.ln(5)
+        self.pdf.set_font("helvetica", "B", 11)
+        for cell in cells:
+            self.pdf.cell(45, 6, cell)
+        self.pdf.ln(8)
+
+    def save(self, path: Path) -> Path:
+        path.write_bytes(bytes(self.pdf.output()))
+        return path
+
+
+def test_a_larger_bold_heading_labels_the_chunks_below_it_on_the_next_page(
+    tmp_path: Path,
+) -> None:
+    writer = _Writer()
+    writer.heading("Course Overview")
+    writer.paragraph(BODY * 3)
+    writer.paragraph(BODY * 3)
+    writer.heading("Assignments and Grading")
+    for _ in range(8):  # runs well onto page 2
+        writer.paragraph(GRADED * 3)
+    document = load_pdf(writer.save(tmp_path / "syllabus.pdf"), "syllabus.pdf")
+
+    chunks = chunk_document(document, "c", _words, 120)
+    assert {chunk.page for chunk in chunks} == {1, 2}
+    assert chunks[0].section == "Course Overview"
+    # chunks of page 1 that start under the second heading are named by it, not by the
+    # heading their page starts in
+    graded = [chunk for chunk in chunks if chunk.text.startswith("Each assignment")]
+    assert any(chunk.page == 1 for chunk in graded)
+    assert {chunk.section for chunk in graded} == {"Assignments and Grading"}
+    # and the heading goes on naming the text on the next page, which has none of its own
+    assert {chunk.section for chunk in chunks if chunk.page == 2} == {"Assignments and Grading"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "5/15 13 Ch. 13 - Tax Credits",  # a schedule row
+        "Monday, February 7",  # a date
+        "February 21: Budget Preparation",  # a dated schedule entry
+        "<PROF_FULL_NAME>",  # a redacted name
+        "Professor Jane Smith",  # a name with its title
+        "Jane Smith, Ph.D.",  # a name with its degree
+        "Office: 745 Lederle Tower",  # a field and its value
+        "Midterm Exams 600",  # a row of a grading table
+        "Quizzes 15%",
+        "Table of Contents",
+    ],
+)
+def test_a_bold_line_that_is_a_row_a_name_or_a_date_is_no_heading(
+    tmp_path: Path, line: str
+) -> None:
+    writer = _Writer()
+    writer.paragraph("Federal Budgeting, Spring 2023")
+    writer.heading("Course Schedule")
+    writer.paragraph(BODY)
+    writer.bold_line(line)
+    writer.paragraph("Read the chapter before class and bring your questions.")
+    document = load_pdf(writer.save(tmp_path / "schedule.pdf"), "schedule.pdf")
+
+    after = next(block for block in document.blocks if "Read the" in block.text)
+    assert after.section == ("Course Schedule",)
+
+
+def test_the_same_rules_keep_a_real_bold_heading(tmp_path: Path) -> None:
+    """The other side of the refusals above: a short bold title-case line standing apart."""
+    writer = _Writer()
+    writer.paragraph("Federal Budgeting, Spring 2023")
+    writer.heading("Course Schedule")
+    writer.paragraph(BODY)
+    writer.bold_line("Attendance Policy")
+    writer.paragraph("Read the chapter before class and bring your questions.")
+    document = load_pdf(writer.save(tmp_path / "policy.pdf"), "policy.pdf")
+
+    after = next(block for block in document.blocks if "Read the" in block.text)
+    assert after.section == ("Course Schedule", "Attendance Policy")
+
+
+def test_a_table_row_with_cells_apart_is_no_heading(tmp_path: Path) -> None:
+    writer = _Writer()
+    writer.paragraph("Federal Budgeting, Spring 2023")
+    writer.heading("Grading")
+    writer.paragraph(BODY)
+    writer.row("Week", "Topic", "Reading", "Due")
+    writer.paragraph("Read the chapter before class and bring your questions.")
+    document = load_pdf(writer.save(tmp_path / "table.pdf"), "table.pdf")
+
+    after = next(block for block in document.blocks if "Read the" in block.text)
+    assert after.section == ("Grading",)
+
+
+def test_the_outline_gives_the_hierarchy_when_the_type_does_not(tmp_path: Path) -> None:
+    """All headings in one bold type: only the bookmarks say which one is under which."""
+    writer = _Writer()
+    writer.heading("Section 9: Learning Goals", size=12, level=0)
+    writer.paragraph(BODY)
+    writer.heading("Section 10: Academic Assessment", size=12, level=0)
+    writer.paragraph(BODY)
+    writer.heading("Grading Scale", size=12, level=1)
+    writer.paragraph("An A needs 93 points or more; an A- needs 90.")
+    writer.heading("Late Work", size=12, level=1)
+    writer.paragraph("Late work loses ten percent a day.")
+    writer.heading("Section 11: Time Commitment", size=12, level=0)
+    writer.paragraph("Plan on nine to twelve hours a week.")
+    document = load_pdf(writer.save(tmp_path / "outlined.pdf"), "outlined.pdf")
+
+    sections = {block.text.split()[0]: block.section for block in document.blocks}
+    assert sections["An"] == ("Section 10: Academic Assessment", "Grading Scale")
+    assert sections["Late"] == ("Section 10: Academic Assessment", "Late Work")
+    assert sections["Plan"] == ("Section 11: Time Commitment",)
+
+
+def test_a_larger_heading_holds_the_bold_ones_under_it() -> None:
+    rules = HeadingRules(LineStyle(11.0, False))
+    trail = HeadingTrail()
+    trail.text()
+
+    def heading(text: str, style: LineStyle) -> tuple[str, ...]:
+        found = rules.heading(Candidate(text, 1, style, gap_before=True, in_row=False))
+        assert found is not None, text
+        return trail.enter(found)
+
+    assert heading("Course Policies", LineStyle(16.0, True)) == ("Course Policies",)
+    assert heading("Late Work", LineStyle(11.0, True)) == ("Course Policies", "Late Work")
+    assert heading("Attendance", LineStyle(11.0, True)) == ("Course Policies", "Attendance")
+    assert heading("Resources", LineStyle(16.0, True)) == ("Resources",)
+
+
+def test_the_title_block_names_the_text_under_it_but_no_section() -> None:
+    rules = HeadingRules(LineStyle(11.0, False))
+    trail = HeadingTrail()
+    title = rules.heading(Candidate("Federal Budgeting", 1, LineStyle(20.0, True), True, False))
+    assert title is not None
+    assert trail.enter(title) == ("Federal Budgeting",)
+    trail.text()
+    overview = rules.heading(Candidate("Course Overview", 1, LineStyle(11.0, True), True, False))
+    assert overview is not None
+    assert trail.enter(overview) == ("Course Overview",)
+
+
+def test_refusals_leave_numbered_sections_alone() -> None:
+    assert not refused("Section 10: Academic Assessment (Grading)")
+    assert not refused("Food Intake Analysis (6%)")
+    assert not refused("CHEM 122")
+    assert not refused("Federal Budgeting Process - Spring 2023")
+    assert refused("Week 2: September 12, 14")
+
+
+def test_a_citation_shows_the_last_one_or_two_levels() -> None:
+    deep = Citation("syllabus.pdf", 4, "Course Syllabus > Section 10: Assessment > Grading")
+    assert deep.label() == "syllabus.pdf, p. 4, Section 10: Assessment › Grading"
+    assert Citation("syllabus.pdf", 2, "Grading").label() == "syllabus.pdf, p. 2, Grading"
+    assert Citation("syllabus.pdf", 2).label() == "syllabus.pdf, p. 2"
