@@ -419,11 +419,14 @@ def _document_blocks(
     rules = HeadingRules.measure(
         ((page.number, line.text, line.style) for page in pages for line in page.lines), outline
     )
+    walk = [(page, list(_steps(page, layout))) for page in pages]
+    rules = rules.learn(
+        _candidate(page, steps, at) for page, steps in walk for at in range(len(steps))
+    )
     trail = HeadingTrail()
     paragraphs = _Paragraphs()
-    for page in pages:
+    for page, steps in walk:
         heading: Heading | None = None  # the heading just read, to join one wrapped over lines
-        steps = list(_steps(page, layout))
         for position, step in enumerate(steps):
             candidate = _candidate(page, steps, position)
             if heading is not None and rules.continues(heading, candidate):
@@ -456,12 +459,15 @@ def _candidate(page: _Page, steps: list[_Step], position: int) -> Candidate:
     pieces before and after it on the same row."""
     step = steps[position]
     following = steps[position + 1] if position + 1 < len(steps) else None
+    above = steps[position - 1].line.box if position > 0 else None
+    box = step.line.box
     return Candidate(
         text=step.line.text,
         page=page.number,
         style=step.line.style,
         gap_before=step.gap_before,
         in_row=step.joiner == " " or (following is not None and following.joiner == " "),
+        indented=box is not None and above is not None and box[0] > above[0] + step.line.height,
         furniture=_in_margin(step.line, page),
         contents_entry=step.line.contents_page is not None,
     )

@@ -25,8 +25,13 @@ from ingestion.loaders.text_cleanup import starts_with_bullet
 
 MAX_HEADING_CHARS = 80
 MAX_HEADING_WORDS = 12
-# A line at least this much larger than the body text is set apart by its size alone.
-LARGER_TEXT = 1.12
+# A line at least this much larger than the body text is set apart by its size alone; a
+# bold one by less (plain text a point larger is often just a title page's details).
+LARGER_TEXT = 1.25
+LARGER_BOLD_TEXT = 1.12
+MAX_TITLE_LINES = 3
+# A sentence-case line stands apart as a heading only this short ("Course time and location").
+MAX_SENTENCE_HEADING_WORDS = 6
 # Characters sampled along a line to read its size and weight (pdfium reads them one by one).
 STYLE_SAMPLES = 7
 # A gap between two characters this many times the font size parts a line's cells.
@@ -48,9 +53,11 @@ _SMALL_WORDS = frozenset(
 )
 # "1.", "1.2", "IV.", "B." before a heading's words.
 _NUMBER = re.compile(r"^(?P<number>\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.|[A-Z][.)])\s+")
+# Numbered words that head a document's largest parts.
+_MAJOR_NUMBER = re.compile(r"^(section|chapter|part)\s+(\d{1,3}|[IVX]{1,5}|[A-Z])\b", re.IGNORECASE)
 # "Section 10:", "Unit 3 -", "Part II." before a heading's words.
 _NUMBER_WORD = re.compile(
-    r"^(section|chapter|unit|part|module|lecture|topic|lesson|appendix|article)\s+"
+    r"^(section|chapter|unit|part|module|appendix|article)\s+"
     r"(\d{1,3}|[IVX]{1,5}|[A-Z])\b\s*[:.\-–—]?\s*",
     re.IGNORECASE,
 )
@@ -188,6 +195,7 @@ class Candidate:
     style: LineStyle
     gap_before: bool  # white space above (or the top of the page)
     in_row: bool  # shares its row with other pieces: a table cell or a tab-stop column
+    indented: bool = False  # starts right of the line straight above: a wrapped cell or item
     furniture: bool = False  # in the page's top or bottom margin
     contents_entry: bool = False  # a table of contents line ("Grading ...... 4")
 
@@ -198,11 +206,17 @@ class Heading:
     style: LineStyle
     larger: bool  # set larger than the body text
     outline_level: int | None = None  # its depth in the PDF's outline, if it is there
-    numbered: bool = False  # "Section 10", "Chapter 2", "Part II"
+    numbered: bool = False  # "Section 10", "Chapter 2", "Part II": above other headings
+    title: bool = False  # the document's title: names the text under it, parent of nothing
+    # Whether other headings may stand under it: not when its type heads no other section
+    # (a larger "Instructor:" once at the top is no parent of the whole syllabus).
+    parent: bool = True
     depth: int | None = None  # 2 for "1.2", 1 for "1." (None: no number)
 
     def outranks(self, other: Heading) -> bool:
         """Whether `other` stands under this heading (else it closes it)."""
+        if self.outline_level is None and not self.parent:
+            return False
         if self.outline_level is not None or other.outline_level is not None:
             if other.outline_level is None:
                 return True
@@ -226,6 +240,11 @@ class HeadingRules:
     outline: Sequence[OutlineEntry] = ()
     # Lines set alike on several pages (a running title, a table's repeated header row).
     repeated: frozenset[tuple[str, LineStyle]] = frozenset()
+    # The size of the document's title: the largest type of the first page, on a line or
+    # three there and nowhere after it (0: none).
+    title_size: float = 0.0
+    # The types (size, bold) of at least two headings: only these head others (None: any).
+    parent_types: frozenset[tuple[float, bool]] | None = None
     _outline_keys: dict[str, OutlineEntry] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -241,16 +260,32 @@ class HeadingRules:
         sizes: Counter[float] = Counter()
         weights: Counter[bool] = Counter()
         pages: dict[tuple[str, LineStyle], set[int]] = {}
+        first_page: list[float] = []
+        later_pages = 0.0
         for page, text, style in lines:
             if style.size > 0:
                 sizes[round(style.size * 2) / 2] += len(text)
             weights[style.bold] += len(text)
             if shaped(text):
                 pages.setdefault(_look(text, style), set()).add(page)
+                if page == 1:
+                    first_page.append(style.size)
+                else:
+                    later_pages = max(later_pages, style.size)
         body_size = max(sizes, key=lambda size: (sizes[size], -size)) if sizes else 0.0
         body_bold = bool(weights) and weights[True] > weights[False]
         repeated = frozenset(look for look, on in pages.items() if len(on) > 1)
-        return cls(LineStyle(body_size, body_bold), outline, repeated)
+        largest = max(first_page, default=0.0)
+        title = later_pages > 0 and largest > later_pages + 0.5
+        title_size = largest if title and first_page.count(largest) <= MAX_TITLE_LINES else 0.0
+        return cls(LineStyle(body_size, body_bold), outline, repeated, title_size)
+
+    def learn(self, lines: Iterable[Candidate]) -> HeadingRules:
+        """The same rules, knowing which types head more than one section."""
+        types = Counter(
+            _type(heading.style) for line in lines if (heading := self.heading(line)) is not None
+        )
+        return replace(self, parent_types=frozenset(kind for kind, n in types.items() if n > 1))
 
     def heading(self, line: Candidate) -> Heading | None:
         """The heading this line is, or None for a line of text."""
@@ -260,6 +295,8 @@ class HeadingRules:
             return Heading(text.rstrip(":").strip(), line.style, False, entry.level)
         if line.contents_entry or line.in_row or line.style.columns:
             return None
+        if line.indented and not line.gap_before:
+            return None
         larger = self._larger(line.style)
         if line.furniture and not larger:  # a heading at the very top is set apart by size
             return None
@@ -268,9 +305,9 @@ class HeadingRules:
         bold = line.style.bold and not self.body.bold
         numbered = bool(_NUMBER_WORD.match(text))
         if larger or bold:
-            # a bold phrase inside a paragraph is no heading; one standing apart may be
-            # written in sentence case ("Course time and location:")
-            if not (line.gap_before or cased(text)):
+            # a bold phrase inside a paragraph is no heading; a short one standing apart may
+            # be written in sentence case ("Course time and location:")
+            if not cased(text) and not (line.gap_before and _sentence_heading(text, larger)):
                 return None
         elif not (line.gap_before and (text.isupper() or numbered) and cased(text)):
             return None
@@ -279,8 +316,10 @@ class HeadingRules:
             text.rstrip(":").strip(),
             line.style,
             larger,
-            numbered=numbered,
+            numbered=bool(_MAJOR_NUMBER.match(text)),
             depth=number.group("number").rstrip(".").count(".") + 1 if number else None,
+            title=line.page == 1 and self.title_size > 0 and line.style.size >= self.title_size,
+            parent=self.parent_types is None or _type(line.style) in self.parent_types,
         )
 
     def continues(self, heading: Heading, line: Candidate) -> bool:
@@ -303,7 +342,8 @@ class HeadingRules:
         )
 
     def _larger(self, style: LineStyle) -> bool:
-        return self.body.size > 0 and style.size >= LARGER_TEXT * self.body.size
+        ratio = LARGER_BOLD_TEXT if style.bold else LARGER_TEXT
+        return self.body.size > 0 and style.size >= ratio * self.body.size
 
     def _outline_entry(self, text: str, page: int) -> OutlineEntry | None:
         if not self._outline_keys:
@@ -332,6 +372,7 @@ class HeadingTrail:
         if self._titles:
             del self._stack[: self._titles]
             self._titles = 0
+        self._stack = [entry for entry in self._stack if not entry.title]
         while self._stack and not self._stack[-1].outranks(heading):
             self._stack.pop()
         self._stack.append(heading)
@@ -365,6 +406,15 @@ def shaped(text: str) -> bool:
     return letters > 2 * sum(char.isdigit() for char in text) and max(map(_letters, words)) >= 3
 
 
+def _sentence_heading(text: str, larger: bool) -> bool:
+    """A label ("Course time and location:") or a larger question ("What will you learn
+    along the way?"), not a sentence set in bold."""
+    words = _words(text)
+    if re.search(r"[.!?]\s+\S", " ".join(words)):
+        return False
+    return larger or text.endswith(":") or len(words) <= MAX_SENTENCE_HEADING_WORDS
+
+
 def refused(text: str) -> bool:
     """Lines that can look like headings and never are: names, contact details, dates and
     schedule rows, and a field with its value ("Office: 745 LGRT")."""
@@ -396,6 +446,10 @@ def _words(text: str) -> list[str]:
 
 def _letters(word: str) -> int:
     return sum(char.isalpha() for char in word)
+
+
+def _type(style: LineStyle) -> tuple[float, bool]:
+    return round(style.size * 2) / 2, style.bold
 
 
 def _look(text: str, style: LineStyle) -> tuple[str, LineStyle]:

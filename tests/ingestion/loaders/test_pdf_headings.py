@@ -137,10 +137,30 @@ def test_the_same_rules_keep_a_real_bold_heading(tmp_path: Path) -> None:
     writer.paragraph(BODY)
     writer.bold_line("Attendance Policy")
     writer.paragraph("Read the chapter before class and bring your questions.")
+    writer.heading("Resources")
+    writer.paragraph("The library holds two copies of the textbook.")
     document = load_pdf(writer.save(tmp_path / "policy.pdf"), "policy.pdf")
 
     after = next(block for block in document.blocks if "Read the" in block.text)
     assert after.section == ("Course Schedule", "Attendance Policy")
+    library = next(block for block in document.blocks if "library" in block.text)
+    assert library.section == ("Resources",)
+
+
+def test_a_type_that_heads_one_section_only_is_no_parent(tmp_path: Path) -> None:
+    """A larger "Instructor:" once at the top does not hold the syllabus's sections."""
+    writer = _Writer()
+    writer.paragraph("Federal Budgeting, Spring 2023")
+    writer.heading("Instructor", size=14)
+    writer.paragraph("Office hours are on Tuesdays after class.")
+    writer.bold_line("Class Schedule")
+    writer.paragraph("Read the chapter before class and bring your questions.")
+    writer.bold_line("Grading")
+    writer.paragraph("Memos count for thirty percent.")
+    document = load_pdf(writer.save(tmp_path / "instructor.pdf"), "instructor.pdf")
+
+    after = next(block for block in document.blocks if "Read the" in block.text)
+    assert after.section == ("Class Schedule",)
 
 
 def test_a_table_row_with_cells_apart_is_no_heading(tmp_path: Path) -> None:
