@@ -61,7 +61,7 @@ JOIN = "\n\n"
 _BOUNDARY = re.compile(r"(?<=[.!?])\s|\n")
 
 # A chunk's place: its document and index there. Chunks follow each other when their
-# indexes do and they share a page and section (their `_Group`).
+# indexes do and they share a page, or a section where there are no pages (their `_Group`).
 _Place = tuple[str, int]
 _Group = tuple[str, int | None, str]
 
@@ -190,7 +190,9 @@ def _where(hit: SearchHit) -> _Place:
 def _group(hit: SearchHit) -> _Group:
     chunk = hit.chunk
     document = chunk.document_id if chunk.matched else f"{chunk.document_id}#{chunk.id}"
-    return (document, chunk.page, chunk.section)
+    # a page's chunks are read together across the headings on it, as they were when a
+    # page's chunks all carried the section it started in
+    return (document, chunk.page, chunk.section if chunk.page is None else "")
 
 
 def _parts(hit: SearchHit) -> tuple[str, str, str]:

@@ -43,6 +43,27 @@ def test_sections_become_chunks_and_the_header_is_only_embedded(count: TokenCoun
     assert chunks[1].embed_text.startswith("math101 · Course Handbook · Policies > Late\n")
 
 
+def test_a_heading_down_a_page_starts_a_chunk_named_by_it(count: TokenCounter) -> None:
+    """A page holding the end of one section and the start of the next is two chunks, each
+    named by its own heading, not one named by the section the page starts in."""
+    blocks = [
+        Block("Memos are due on Mondays.", page=3, section=("Section 9: Assignments",)),
+        Block("Section 10: Grading", page=3, section=("Section 10: Grading",)),
+        Block("Memos count for 30%.", page=3, section=("Section 10: Grading",)),
+        Block("The final counts for 40%.", page=4, section=("Section 10: Grading",)),
+    ]
+    document = LoadedDocument("syllabus.pdf", "Syllabus", blocks, page_count=4)
+    chunks = chunk_document(document, "fin408", count, MAX_TOKENS)
+    assert [(c.page, c.section, c.text.splitlines()[0]) for c in chunks] == [
+        (3, "Section 9: Assignments", "Memos are due on Mondays."),
+        (3, "Section 10: Grading", "Section 10: Grading"),
+        (4, "Section 10: Grading", "The final counts for 40%."),
+    ]
+    assert chunks[1].embed_text.startswith("fin408 · Syllabus · Section 10: Grading\n")
+    # neighbours on the page are still read with each other
+    assert "Memos are due on Mondays." in chunks[1].passage
+
+
 def test_large_table_is_split_by_rows_with_the_header_repeated(count: TokenCounter) -> None:
     rows = tuple(
         (f"Week {n}", f"Topic number {n} about derivatives and limits", "Quiz") for n in range(80)

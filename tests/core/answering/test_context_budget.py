@@ -251,6 +251,17 @@ def test_chunks_on_different_pages_stay_apart_so_each_quote_cites_its_own_page()
     ]
 
 
+def test_neighbours_on_one_page_are_one_passage_across_the_headings_on_it() -> None:
+    """Each chunk of a PDF page is named by the heading above it; a fact across two of them
+    is still read whole, cited like the better-ranked one."""
+    first, second = document_hits("syllabus", ["The exam is on", "14 December."], page=3)
+    first = replace(first, chunk=replace(first.chunk, section="Exams"))
+    second = replace(second, chunk=replace(second.chunk, section="Exams > Dates"))
+    [passage] = pack([second, first], 4000)
+    assert passage.chunk.text == "The exam is on\n\n14 December."
+    assert passage.chunk.section == "Exams > Dates"
+
+
 def test_a_joined_passage_keeps_the_unit_scores_of_every_hit_in_it() -> None:
     first, second = document_hits("syllabus", ["Homework is 20%.", "The final is 40%."])
     first = replace(first, unit_scores=(("Homework is 20%.", 0.4),))
