@@ -196,6 +196,7 @@ class Candidate:
     gap_before: bool  # white space above (or the top of the page)
     in_row: bool  # shares its row with other pieces: a table cell or a tab-stop column
     indented: bool = False  # starts right of the line straight above: a wrapped cell or item
+    gap_after: bool = False  # white space below (or the end of the page): a line of its own
     furniture: bool = False  # in the page's top or bottom margin
     contents_entry: bool = False  # a table of contents line ("Grading ...... 4")
 
@@ -245,6 +246,9 @@ class HeadingRules:
     title_size: float = 0.0
     # The types (size, bold) of at least two headings: only these head others (None: any).
     parent_types: frozenset[tuple[float, bool]] | None = None
+    # Whether a Title Case line in the body's own type, alone between blank space, is a
+    # heading: only in a document that sets its headings no other way.
+    plain_titles: bool = False
     _outline_keys: dict[str, OutlineEntry] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -281,11 +285,16 @@ class HeadingRules:
         return cls(LineStyle(body_size, body_bold), outline, repeated, title_size)
 
     def learn(self, lines: Iterable[Candidate]) -> HeadingRules:
-        """The same rules, knowing which types head more than one section."""
-        types = Counter(
-            _type(heading.style) for line in lines if (heading := self.heading(line)) is not None
-        )
-        return replace(self, parent_types=frozenset(kind for kind, n in types.items() if n > 1))
+        """The same rules, knowing which types head more than one section and whether the
+        document sets its headings apart by type at all."""
+        lines = list(lines)
+        found = [heading for line in lines if (heading := self.heading(line)) is not None]
+        emphasised = sum(heading.larger or heading.style.bold for heading in found)
+        rules = replace(self, plain_titles=emphasised < 2)
+        if rules.plain_titles:
+            found = [heading for line in lines if (heading := rules.heading(line)) is not None]
+        types = Counter(_type(heading.style) for heading in found)
+        return replace(rules, parent_types=frozenset(kind for kind, n in types.items() if n > 1))
 
     def heading(self, line: Candidate) -> Heading | None:
         """The heading this line is, or None for a line of text."""
@@ -303,13 +312,12 @@ class HeadingRules:
         if not shaped(text) or refused(text) or _look(text, line.style) in self.repeated:
             return None
         bold = line.style.bold and not self.body.bold
-        numbered = bool(_NUMBER_WORD.match(text))
         if larger or bold:
             # a bold phrase inside a paragraph is no heading; a short one standing apart may
             # be written in sentence case ("Course time and location:")
             if not cased(text) and not (line.gap_before and _sentence_heading(text, larger)):
                 return None
-        elif not (line.gap_before and (text.isupper() or numbered) and cased(text)):
+        elif not self._plain_heading(line, text):
             return None
         number = _NUMBER.match(text)
         return Heading(
@@ -321,6 +329,15 @@ class HeadingRules:
             title=line.page == 1 and self.title_size > 0 and line.style.size >= self.title_size,
             parent=self.parent_types is None or _type(line.style) in self.parent_types,
         )
+
+    def _plain_heading(self, line: Candidate, text: str) -> bool:
+        """A line in the body's type heads a section with space above it, in capitals or
+        numbered ("Section 10: Grading"), or Title Case alone between blank space where the
+        document sets no heading apart otherwise."""
+        if not (line.gap_before and cased(text)):
+            return False
+        numbered = bool(_NUMBER_WORD.match(text))
+        return text.isupper() or numbered or (self.plain_titles and line.gap_after)
 
     def continues(self, heading: Heading, line: Candidate) -> bool:
         """A second line of a heading: the same emphasised type straight under it."""
