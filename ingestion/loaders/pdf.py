@@ -468,7 +468,6 @@ def _candidate(page: _Page, steps: list[_Step], position: int) -> Candidate:
         gap_before=step.gap_before,
         in_row=step.joiner == " " or (following is not None and following.joiner == " "),
         indented=box is not None and above is not None and box[0] > above[0] + step.line.height,
-        gap_after=following is None or following.gap_before,
         furniture=_in_margin(step.line, page),
         contents_entry=step.line.contents_page is not None,
     )

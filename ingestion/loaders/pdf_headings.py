@@ -77,7 +77,7 @@ _DATE = re.compile(
 )
 # Redacted names and contact details (<PROF_FULL_NAME>, <TA_EMAIL>).
 _PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_ ]*>")
-_HONORIFIC = re.compile(r"^(prof|professor|dr|mr|mrs|ms|mx|instructor|ta)\b\.?\s", re.IGNORECASE)
+_HONORIFIC = re.compile(r"^(prof|professor|dr|mr|mrs|ms|mx)\b\.?\s", re.IGNORECASE)
 _DEGREE = re.compile(r",\s*(ph\.?\s?d|m\.?d|m\.?s|m\.?a|ed\.?d)\.?$", re.IGNORECASE)
 _CONTACT = re.compile(r"@|://|www\.|\(\d{3}\)|\d{3}[-.\s]\d{3}[-.\s]\d{4}")
 # "Email: x", "Office: 745 LGRT": a field and its value, not a heading.
@@ -196,7 +196,6 @@ class Candidate:
     gap_before: bool  # white space above (or the top of the page)
     in_row: bool  # shares its row with other pieces: a table cell or a tab-stop column
     indented: bool = False  # starts right of the line straight above: a wrapped cell or item
-    gap_after: bool = False  # white space below (or the end of the page): a line of its own
     furniture: bool = False  # in the page's top or bottom margin
     contents_entry: bool = False  # a table of contents line ("Grading ...... 4")
 
@@ -246,9 +245,6 @@ class HeadingRules:
     title_size: float = 0.0
     # The types (size, bold) of at least two headings: only these head others (None: any).
     parent_types: frozenset[tuple[float, bool]] | None = None
-    # Whether a Title Case line in the body's own type, alone between blank space, is a
-    # heading: only in a document that sets its headings no other way.
-    plain_titles: bool = False
     _outline_keys: dict[str, OutlineEntry] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -285,16 +281,11 @@ class HeadingRules:
         return cls(LineStyle(body_size, body_bold), outline, repeated, title_size)
 
     def learn(self, lines: Iterable[Candidate]) -> HeadingRules:
-        """The same rules, knowing which types head more than one section and whether the
-        document sets its headings apart by type at all."""
-        lines = list(lines)
-        found = [heading for line in lines if (heading := self.heading(line)) is not None]
-        emphasised = sum(heading.larger or heading.style.bold for heading in found)
-        rules = replace(self, plain_titles=emphasised < 2)
-        if rules.plain_titles:
-            found = [heading for line in lines if (heading := rules.heading(line)) is not None]
-        types = Counter(_type(heading.style) for heading in found)
-        return replace(rules, parent_types=frozenset(kind for kind, n in types.items() if n > 1))
+        """The same rules, knowing which types head more than one section."""
+        types = Counter(
+            _type(heading.style) for line in lines if (heading := self.heading(line)) is not None
+        )
+        return replace(self, parent_types=frozenset(kind for kind, n in types.items() if n > 1))
 
     def heading(self, line: Candidate) -> Heading | None:
         """The heading this line is, or None for a line of text."""
@@ -331,13 +322,9 @@ class HeadingRules:
         )
 
     def _plain_heading(self, line: Candidate, text: str) -> bool:
-        """A line in the body's type heads a section with space above it, in capitals or
-        numbered ("Section 10: Grading"), or Title Case alone between blank space where the
-        document sets no heading apart otherwise."""
-        if not (line.gap_before and cased(text)):
-            return False
-        numbered = bool(_NUMBER_WORD.match(text))
-        return text.isupper() or numbered or (self.plain_titles and line.gap_after)
+        """A line in the body's type heads a section when it stands apart with space above
+        it, in capitals or Title Case ("Required Texts:", "Section 10: Grading")."""
+        return line.gap_before and cased(text)
 
     def continues(self, heading: Heading, line: Candidate) -> bool:
         """A second line of a heading: the same emphasised type straight under it."""
