@@ -29,8 +29,10 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
 
     def render(self, rows: tuple[tuple[str, ...], ...] | None = None) -> str:
-        """Pipe-separated lines, header first: readable in chat and for the embedder."""
-        lines = [_row(self.header)] if any(self.header) else []
+        """Pipe-separated lines, header first: readable in chat and for the embedder. A table
+        without a header (its cells all empty) still starts with its empty header line, so
+        its first row is read as a row, not as the names of the columns."""
+        lines = [_row(self.header)] if self.header else []
         lines.extend(_row(row) for row in (self.rows if rows is None else rows))
         return "\n".join(lines)
 

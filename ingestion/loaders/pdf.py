@@ -35,6 +35,7 @@ from ingestion.loaders.pdf_headings import (
     line_style,
     read_outline,
 )
+from ingestion.loaders.pdf_tables import PageTable, carry_headers, find_tables
 from ingestion.loaders.text_cleanup import (
     MIN_IMAGE_SIDE,
     clean_text,
@@ -77,6 +78,8 @@ class _Line:
     @property
     def style(self) -> LineStyle:
         return LineStyle(self.size, self.bold, self.columns)
+    # A table in the page's flow, standing for the lines it covered.
+    table: PageTable | None = None
 
     @property
     def height(self) -> float:
@@ -90,6 +93,7 @@ class _Page:
     height: float
     lines: list[_Line]
     images: list[bytes] = field(default_factory=list)
+    tables: list[PageTable] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +146,7 @@ def load_pdf(
     _drop_contents(pages)
     slides = all(page.width > page.height for page in pages)
     layout = _measure(pages, slides)
+    _place_tables(pages)
     blocks = _slide_blocks(pages, layout) if slides else _document_blocks(pages, layout, outline)
     if not blocks and ocr is not None:
         raise EmptyFileError(
@@ -190,10 +195,11 @@ def _read_page(pdf: pdfium.PdfDocument, index: int, file_name: str, with_images:
         textpage = page.get_textpage()
         try:
             lines = _page_lines(textpage)
+            tables = find_tables(page, textpage)
         finally:
             textpage.close()
         images = _page_images(page, file_name, index + 1) if with_images else []
-        return _Page(index + 1, width, height, lines, images)
+        return _Page(index + 1, width, height, lines, images, tables)
     finally:
         page.close()
 
@@ -292,6 +298,41 @@ def _drop_contents(pages: list[_Page]) -> None:
             and all(number <= len(pages) for number in named)
         ):
             page.lines = [line for line in page.lines if line.contents_page is None]
+
+
+def _place_tables(pages: list[_Page]) -> None:
+    """Each table takes the place of the lines inside it, where its first line was."""
+    carry_headers([page.tables for page in pages], [page.height for page in pages])
+    for page in pages:
+        placed: list[_Line] = []
+        waiting = list(page.tables)
+        for line in page.lines:
+            inside = next((t for t in page.tables if _inside(line, t)), None)
+            if inside is None:
+                placed.append(line)
+            elif inside in waiting:
+                waiting.remove(inside)
+                placed.append(_Line(inside.table.render(), inside.box, table=inside))
+        for table in waiting:  # no line of text inside it: by its height on the page
+            below = [n for n, line in enumerate(placed) if line.box and line.box[3] < table.box[3]]
+            at = below[0] if below else len(placed)
+            placed.insert(at, _Line(table.table.render(), table.box, table=table))
+        page.lines = placed
+
+
+def _inside(line: _Line, table: PageTable) -> bool:
+    if line.box is None:
+        return False
+    left, bottom, right, top = table.box
+    middle_x = (line.box[0] + line.box[2]) / 2
+    middle_y = (line.box[1] + line.box[3]) / 2
+    return left <= middle_x <= right and bottom <= middle_y <= top
+
+
+def _table_block(line: _Line, page: int, section: tuple[str, ...]) -> Block:
+    assert line.table is not None
+    table = line.table.table
+    return Block(line.text, BlockKind.TABLE, page=page, section=section, table=table)
 
 
 def _measure(pages: list[_Page], slides: bool) -> _Layout:
@@ -400,11 +441,17 @@ def _slide_blocks(pages: list[_Page], layout: _Layout) -> list[Block]:
     for page in pages:
         if not page.lines:
             continue
-        section = (page.lines[0].text,)
+        section: tuple[str, ...] = (page.lines[0].text,)
         body = _Page(page.number, page.width, page.height, page.lines[1:])
+        if page.lines[0].table is not None:  # a slide that opens on a table has no title
+            section, body.lines = (), page.lines
         if not body.lines:  # a title-only slide still says something
             body.lines = page.lines
         for step in _steps(body, layout):
+            if step.line.table is not None:
+                paragraphs.flush(page.number, section)
+                paragraphs.blocks.append(_table_block(step.line, page.number, section))
+                continue
             if step.new_paragraph:
                 paragraphs.flush(page.number, section)
             paragraphs.add(step)
@@ -428,6 +475,12 @@ def _document_blocks(
     for page, steps in walk:
         heading: Heading | None = None  # the heading just read, to join one wrapped over lines
         for position, step in enumerate(steps):
+            if step.line.table is not None:
+                paragraphs.flush(page.number, trail.path)
+                paragraphs.blocks.append(_table_block(step.line, page.number, trail.path))
+                heading = None
+                trail.text()
+                continue
             candidate = _candidate(page, steps, position)
             if heading is not None and rules.continues(heading, candidate):
                 section = trail.extend(step.line.text)

@@ -97,13 +97,17 @@ def test_each_slide_title_is_the_section_of_its_blocks() -> None:
     assert not any(block.text.startswith("The Chain Rule") for block in document.blocks)
 
 
-def test_a_table_on_a_slide_stays_in_one_block_with_its_rows_on_their_own_lines() -> None:
+def test_a_ruled_table_on_a_slide_is_a_table_block_with_its_header() -> None:
     document = load_pdf(LECTURE_2, "lecture-02-derivatives.pdf")
 
-    page_7 = [block.text for block in document.blocks if block.page == 7]
-    table = next(text for text in page_7 if "ln(x)" in text)
-    assert "1/x" in table
-    assert "sin(x) cos(x)\ncos(x) -sin(x)" in table
+    tables = [b for b in document.blocks if b.page == 7 and b.kind is BlockKind.TABLE]
+    assert len(tables) == 1 and tables[0].table is not None
+    assert tables[0].table.header == ("Function f(x)", "Derivative f'(x)")
+    assert ("sin(x)", "cos(x)") in tables[0].table.rows
+    assert "| cos(x) | -sin(x) |" in tables[0].text
+    # its cells are no longer run together in the slide's paragraphs
+    rest = [b.text for b in document.blocks if b.page == 7 and b.kind is not BlockKind.TABLE]
+    assert not any("ln(x)" in text for text in rest)
 
 
 def test_slide_bullets_become_separate_blocks_and_wrapped_lines_stay_joined() -> None:
