@@ -37,7 +37,9 @@ WRAPPED_SHARE = 0.7
 MIN_WRAPPED_CHARS = 40
 
 _GLYPH = re.compile(r"^[•●○◦▪■□▫‣⁃∙·➢➤►▶✓✔❖◆◇*§Ø–—-]\s+")
-_TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+# A Markdown rule under the header ("|---|:--:|"); a row of empty cells ("|  |", a table
+# without a header) is no rule: it is the header, and names no column.
+_TABLE_RULE = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
 

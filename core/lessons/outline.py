@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.answering.quote_units import UnitKind, passage_units
 from core.index.chunk_index import SearchHit
 from core.lessons.models import Citation, Deck, Profile, Slide, SlideBounds, SlideKind
 from core.lessons.profiles import ADHD_MAX_BULLETS, adapt_deck, recap_slide, rules_for
@@ -31,6 +32,8 @@ MAX_FORMULAS_PER_SLIDE = 2
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]", re.S)
 _INLINE_PAREN = re.compile(r"\\\((.+?)\\\)", re.S)
 _INLINE_DOLLAR = re.compile(r"(?<![\\$])\$([^$\n]+?)(?<!\\)\$")
+# A table as chunks hold it: lines of cells between pipes.
+_TABLE_BLOCK = re.compile(r"(?m)(?:^\|.*\|[ \t]*(?:\n|$))+")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•–·]|\d+[.)])\s+")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _STOPWORDS = frozenset(
@@ -136,9 +139,23 @@ def _title_from_file(file_name: str, page: int | None) -> str:
 
 
 def split_passage(text: str) -> tuple[list[str], list[str]]:
-    """A passage's sentences (inline math as `$...$`, list marks removed) and its display
+    """A passage's sentences (inline math as `$...$`, list marks removed), each row of a
+    table with its column names ("Exam: Midterm 2; Date: Fri Apr 7"), and its display
     formulas (LaTeX without delimiters)."""
-    formulas = [(m.group(1) or m.group(2)).strip() for m in _DISPLAY_MATH.finditer(text)]
+    sentences: list[str] = []
+    formulas: list[str] = []
+    end = 0
+    for table in _TABLE_BLOCK.finditer(text):
+        _split_prose(text[end : table.start()], sentences, formulas)
+        rows = [u.text for u in passage_units(0, table.group()) if u.kind is UnitKind.ROW]
+        sentences += [_shorten(row) for row in rows if _usable(row)]
+        end = table.end()
+    _split_prose(text[end:], sentences, formulas)
+    return sentences, formulas
+
+
+def _split_prose(text: str, sentences: list[str], formulas: list[str]) -> None:
+    formulas += [(m.group(1) or m.group(2)).strip() for m in _DISPLAY_MATH.finditer(text)]
     # A display formula ends the sentence before it (its lead-in often ends with a colon).
     text = _DISPLAY_MATH.sub("\n\n", text)
     text = _INLINE_PAREN.sub(lambda m: f"${m.group(1).strip()}$", text)
@@ -152,7 +169,6 @@ def split_passage(text: str) -> tuple[list[str], list[str]]:
         return f"\x00{len(held) - 1}\x00"
 
     protected = _INLINE_DOLLAR.sub(hold, text)
-    sentences: list[str] = []
     for line in re.split(r"\n\s*\n|\n(?=\s*(?:[-*•–·]|\d+[.)])\s)", protected):
         line = _LIST_MARK.sub("", " ".join(line.split()))
         for sentence in split_sentences(line):
@@ -160,7 +176,6 @@ def split_passage(text: str) -> tuple[list[str], list[str]]:
             sentence = _LIST_MARK.sub("", sentence).strip()
             if _usable(sentence):
                 sentences.append(_shorten(sentence))
-    return sentences, formulas
 
 
 def _usable(sentence: str) -> bool:

@@ -109,3 +109,10 @@ def test_key_value_and_database_style_rows_read_as_words() -> None:
         "No Credit: 3",
         "Category: Final exam; Weight: 30%; Min Avg Mark To Pass: 4",
     ]
+
+
+def test_a_table_with_an_empty_header_row_quotes_its_first_row_as_a_row() -> None:
+    """A headerless table (a PDF grade scale) is rendered under a row of empty cells: that
+    row is its header, not a Markdown rule, so "A | 93%" is not taken for column names."""
+    assert shown("|  |\n| A grade | 93% |\n| B grade | 83% |") == ["A grade; 93%", "B grade; 83%"]
+    assert shown("| Grade | Cut-off |\n|:--|--:|\n| A | 93% |") == ["Grade: A; Cut-off: 93%"]

@@ -143,3 +143,21 @@ def test_a_heading_inside_a_passage_is_no_bullet() -> None:
         "Textbook and course material required:",
         "Chemistry: Atoms First, 2nd edition.",
     ]
+
+
+def test_a_table_row_is_one_bullet_with_its_column_names_in_place() -> None:
+    """A table block in a passage (any loader's, a PDF's too) gives one bullet per row, the
+    row with its header, where the table stood: not a run of its cells."""
+    sentences, _ = split_passage(
+        "Exams are closed book.\n\n"
+        "| Exam | Date | Time |\n"
+        "| Midterm 1 | Fri Mar 3 | 7-9 pm |\n"
+        "| Midterm 2 | Fri Apr 7 | 7-9 pm |\n\n"
+        "Makeup exams need a documented excuse."
+    )
+    assert sentences == [
+        "Exams are closed book.",
+        "Exam: Midterm 1; Date: Fri Mar 3; Time: 7-9 pm",
+        "Exam: Midterm 2; Date: Fri Apr 7; Time: 7-9 pm",
+        "Makeup exams need a documented excuse.",
+    ]
