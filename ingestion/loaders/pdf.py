@@ -78,6 +78,7 @@ class _Line:
     @property
     def style(self) -> LineStyle:
         return LineStyle(self.size, self.bold, self.columns)
+
     # A table in the page's flow, standing for the lines it covered.
     table: PageTable | None = None
 
