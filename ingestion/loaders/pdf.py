@@ -74,13 +74,12 @@ class _Line:
     contents_page: int | None = None
     size: float = 0.0  # font size in points (0: unknown)
     columns: bool = False  # wide gaps part it, as a table row's cells
+    # A table in the page's flow, standing for the lines it covered.
+    table: PageTable | None = None
 
     @property
     def style(self) -> LineStyle:
         return LineStyle(self.size, self.bold, self.columns)
-
-    # A table in the page's flow, standing for the lines it covered.
-    table: PageTable | None = None
 
     @property
     def height(self) -> float:
