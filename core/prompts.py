@@ -27,6 +27,8 @@ CAPTION_IMAGE = (
 # The exact sentence the answer model must use when the sources do not cover a question;
 # post-processing recognises it to mark the answer as not grounded.
 ABSTENTION = "The course material does not cover this question."
+# Before the closest passages a declined quoted answer still shows.
+RELATED_NOT_STATING = "Related, but not stating this:"
 
 ANSWER_SYSTEM = f"""You are a study assistant for a university course. You answer students'
 questions using ONLY the numbered sources given in the user message.

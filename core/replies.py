@@ -47,7 +47,9 @@ class Answer:
     """An answer to a question. `grounded` is false when the material does not cover it;
     `quoted` is true when the text is quoted from the material rather than written by an LLM;
     `support` is how well the best quoted sentence matched (extractive answers only); `note`
-    says why the answer is less than usual (for instance the LLM did not answer in time)."""
+    says why the answer is less than usual (for instance the LLM did not answer in time);
+    `evidence` holds the figures the extractive answerer decided on, by name
+    (`core.answering.answerability.Evidence`), for the evaluation to record."""
 
     text: str
     citations: tuple[Citation, ...] = ()
@@ -55,6 +57,7 @@ class Answer:
     quoted: bool = False
     support: float | None = None
     note: str = ""
+    evidence: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

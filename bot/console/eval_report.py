@@ -140,6 +140,7 @@ def _question_json(result: QuestionResult) -> dict[str, Any]:
         "latency_ms": None if result.latency_ms is None else round(result.latency_ms, 3),
         "grounded": result.grounded,
         "support": _jsonable(result.support),
+        "evidence": result.evidence,
         "answer": result.answer,
         "answer_chars": result.answer_chars,
         "answer_span_hit": result.answer_span_hit,

@@ -359,16 +359,19 @@ async def _ask_one(
     if not isinstance(reply, Answer):  # an empty course or question: the bot did not answer
         error = reply.text if isinstance(reply, ErrorReply) else type(reply).__name__
         return _unanswered(result, question, error)
+    # A decline states nothing, whatever related passages it shows beside its one line.
+    shown = reply.text if reply.grounded else ""
     return replace(
         result,
         grounded=reply.grounded,
         support=reply.support,
+        evidence=dict(reply.evidence),
         answer=reply.text,
         answer_chars=len(reply.text),
-        answer_span_hit=answer_holds_span(reply.text, question.gold_spans),
-        first_quote_hit=answer_holds_span(first_quote(reply.text), question.gold_spans),
+        answer_span_hit=answer_holds_span(shown, question.gold_spans),
+        first_quote_hit=answer_holds_span(first_quote(shown), question.gold_spans),
         answer_quotes=quote_count(reply.text),
-        key_facts=_key_facts(question, reply.text if reply.grounded else ""),
+        key_facts=_key_facts(question, shown),
     )
 
 

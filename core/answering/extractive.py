@@ -15,15 +15,17 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
+from core.answering.answerability import FEATURES, Answerability, Evidence
 from core.answering.citations import CitationNumbers
 from core.answering.quote_units import QuoteUnit, UnitKind, passage_units
 from core.documents import document_label, without_names
 from core.index import SearchHit, SparseEncoder
 from core.index.chunk_index import GUIDED_EXERCISE_KIND
-from core.prompts import ABSTENTION
+from core.prompts import ABSTENTION, RELATED_NOT_STATING
 from core.replies import Answer
 
 # `coursebot eval --answers --budget 4000` on syllabusqa-dev (default variant, k=5,
@@ -44,7 +46,13 @@ DEFAULT_THRESHOLD = 0.15
 PASSAGES_READ = 5
 MAX_ANSWER_CHARS = 600
 QUOTED = 4
-FOLLOWING = 2
+# Units after each quoted one, read as one excerpt with it (the fact and what it goes on to
+# say): replaying syllabusqa-dev's packed hits, answer_span_hit 0.652 with two, 0.654 with
+# three; a table row is followed by ROWS_FOLLOWING rows, each its own line.
+FOLLOWING = 3
+ROWS_FOLLOWING = 2
+# A declined question still shows this many of the closest units, labelled as not stating it.
+RELATED = 2
 # Quote further units only if they score at least this share of the best one (0.4: 0.615,
 # 0.8: 0.582 at fewer characters).
 CLOSE_TO_BEST = 0.6
@@ -130,6 +138,13 @@ _ASKS_FOR_PRACTICE = re.compile(
 
 
 QUANTITY_WORDS = "much many"
+# A question asking whether ("Is there a curve?", "Can I resubmit?"): the unanswerable ones
+# are often of this kind, asking about a rule the syllabus never states.
+_ASKS_WHETHER = re.compile(
+    r"^\s*(is|are|am|was|were|does|do|did|can|could|will|would|should|shall|may|must|has|"
+    r"have|had)\b",
+    re.I,
+)
 
 
 class ExtractiveAnswerer:
@@ -137,7 +152,11 @@ class ExtractiveAnswerer:
     retrieval attached to the hits (see the figures above: embedding sentences here quoted
     the fact less often and cost 50-700 ms)."""
 
-    def __init__(self, threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(
+        self, answerability: Answerability | None = None, threshold: float = DEFAULT_THRESHOLD
+    ) -> None:
+        # Whether the passages answer at all: the fitted model shipped with the package.
+        self.answerability = answerability or Answerability.load()
         self.threshold = threshold
         # The index's own terms (stop words out, stemmed, stems cached): lexical scoring
         # here and the sparse search agree on what a word is.
@@ -157,11 +176,11 @@ class ExtractiveAnswerer:
         if not units or not wanted:
             return Answer(text=ABSTENTION, grounded=False, quoted=True, support=0.0)
         last = self._asked_last(question)
-        coverage = self._coverage(wanted, last, units)
+        coverage, spread, missing = self._coverage(wanted, last, units)
         facts = _not_practice(question, units, hits)
         if len(facts) < len(units) and coverage[facts].max(initial=0.0) >= self.threshold:
             units = [units[n] for n in facts]
-            coverage = self._coverage(wanted, last, units)
+            coverage, spread, missing = self._coverage(wanted, last, units)
         own = [n for n, unit in enumerate(units) if hits[unit.passage].named]
         if own:
             # The question names a document: its own passages answer when they can, read for
@@ -170,27 +189,51 @@ class ExtractiveAnswerer:
             # another course's rule is never quoted as the named one's.
             mine = [units[n] for n in own]
             asked = self._without_naming(question, hits)
-            narrowed = self._coverage(asked, last, mine) if asked else np.zeros(0)
+            narrowed = self._coverage(asked, last, mine)[0] if asked else np.zeros(0)
             if narrowed.size and narrowed.max() >= self.threshold:
                 units, wanted, coverage = mine, asked, narrowed
             elif coverage[own].max() >= self.threshold:
                 units, coverage = mine, coverage[own]
         support = float(coverage.max())
-        if support < self.threshold:
-            return Answer(text=ABSTENTION, grounded=False, quoted=True, support=support)
         ranks = np.array([unit.passage for unit in units], dtype=np.float32)
         typed = _answer_type_matches(question, units)
+        leads = self._leads_with_subject(wanted, units)
+        similarity = _unit_similarity(units, hits)
         scores = (
             coverage / _length_norm(units)
             + ANSWER_TYPE_BONUS * typed
-            + LEADS_WITH_SUBJECT_BONUS * self._leads_with_subject(wanted, units)
+            + LEADS_WITH_SUBJECT_BONUS * leads
             + LEADS_WITH_SUBJECT_BONUS * self._keyed(wanted, units)
             + LEADS_WITH_SUBJECT_BONUS * self._flagged(wanted, units)
             + MATCHED_BONUS * np.array([_in_matched(u, hits) for u in units], dtype=np.float32)
-            + UNIT_SIMILARITY_WEIGHT * _relative(_unit_similarity(units, hits))
+            + UNIT_SIMILARITY_WEIGHT * _relative(similarity)
             - RANK_PENALTY * ranks
         )
-        return _quote(_choose(units, scores, typed), hits, support)
+        asks_type = _asks_type(question)
+        best = int(np.argmax(scores))
+        stored = sorted((s for hit in hits for _, s in hit.unit_scores), reverse=True)
+        evidence = Evidence(
+            support=support,
+            typed_support=float(coverage[typed > 0].max(initial=0.0)) if asks_type else support,
+            asks_type=float(asks_type),
+            spread=spread,
+            missing=missing,
+            leads=float(leads.max()),
+            similarity=float(stored[0]) if stored else 0.0,
+            similarity_3=float(np.mean(stored[:3])) if stored else 0.0,
+            best_unit_similarity=float(similarity[best]),
+            covering_similarity=float(similarity[int(np.argmax(coverage))]),
+            top_score=hits[0].score,
+            second_score=hits[1].score if len(hits) > 1 else 0.0,
+            key_terms=float(len(wanted)),
+            yes_no=float(bool(_ASKS_WHETHER.match(question))),
+        )
+        named = tuple(zip(FEATURES, evidence.vector().tolist(), strict=True))
+        if self.answerability.declines(evidence):
+            related = _related(units, scores) if support > 0 else []
+            return replace(_declined(related, hits, support), evidence=named)
+        answer = _quote(_choose(units, scores, typed), hits, support)
+        return replace(answer, evidence=named)
 
     def _without_naming(self, question: str, hits: list[SearchHit]) -> list[str]:
         """The key terms of `question` without the words naming its documents."""
@@ -203,10 +246,14 @@ class ExtractiveAnswerer:
         parts = re.split(r"(?<=[?.!])\s+", question.strip())
         return set(self.terms.terms(parts[-1])) if len(parts) > 1 else set()
 
-    def _coverage(self, wanted: list[str], last: set[str], units: list[QuoteUnit]) -> np.ndarray:
+    def _coverage(
+        self, wanted: list[str], last: set[str], units: list[QuoteUnit]
+    ) -> tuple[np.ndarray, float, float]:
         """Each unit's share of the question's key terms, each term weighted by its rarity
         among the units (and LAST_ASKED_WEIGHT times more when `last` asks it); terms found
-        only in the unit's headings count HEADING_WEIGHT (a table row's, in full)."""
+        only in the unit's headings count HEADING_WEIGHT (a table row's, in full). Then the
+        weighted share of the terms found anywhere in the units (their headings too), and the
+        share of terms found nowhere."""
         bodies = [set(self.terms.terms(unit.shown)) for unit in units]
         headings = [set(self.terms.terms(f"{unit.heading} {unit.context}")) for unit in units]
         # A table's heading says what its rows are ("Grading Policy"): it counts in full.
@@ -217,7 +264,9 @@ class ExtractiveAnswerer:
             for t in wanted
         }
         total = sum(weight.values())
-        return np.array(
+        anywhere = set().union(*bodies, *headings)
+        spread = sum(weight[t] for t in wanted if t in anywhere) / total
+        coverage = np.array(
             [
                 sum(
                     weight[t] * (1.0 if t in body else labelled if t in heading else 0.0)
@@ -228,6 +277,7 @@ class ExtractiveAnswerer:
             ],
             dtype=np.float32,
         )
+        return coverage, spread, sum(t not in anywhere for t in wanted) / len(wanted)
 
     def _leads_with_subject(self, wanted: list[str], units: list[QuoteUnit]) -> np.ndarray:
         """The share of the question's key terms among a unit's first words (a row's first
@@ -330,6 +380,10 @@ def _opening(unit: QuoteUnit) -> str:
     return unit.text
 
 
+def _asks_type(question: str) -> bool:
+    return any(asks.search(question) for asks, _ in _ANSWER_TYPES)
+
+
 def _answer_type_matches(question: str, units: Sequence[QuoteUnit]) -> np.ndarray:
     wanted = [answer for asks, answer in _ANSWER_TYPES if asks.search(question)]
     return np.array(
@@ -375,7 +429,7 @@ def _choose(units: list[QuoteUnit], scores: np.ndarray, typed: np.ndarray) -> li
     room = _Room()
 
     def extend(pick: list[QuoteUnit]) -> None:
-        for _ in range(FOLLOWING):
+        for _ in range(ROWS_FOLLOWING if pick[0].kind is UnitKind.ROW else FOLLOWING):
             last = pick[-1]
             j = where[id(last)] + 1
             if j >= len(units) or units[j].passage != last.passage:
@@ -465,13 +519,13 @@ def _key(text: str) -> str:
 def _quote(picks: list[list[QuoteUnit]], hits: list[SearchHit], support: float) -> Answer:
     numbers = CitationNumbers()
     lines: list[str] = []
+    picks = _adjoined(picks)
     labelled = _labelled_passages(picks, hits)
     for pick in picks:
         hit = hits[pick[0].passage]
         number = numbers.of(hit)
         label = _label(hit) if pick[0].passage in labelled else ""
-        # One quote a unit, so each reads whole: a row, an item, a sentence.
-        lines.extend(f"“{unit.shown}”{_unless_said(label, unit.shown)} [{number}]" for unit in pick)
+        lines.extend(f"“{text}”{_unless_said(label, text)} [{number}]" for text in _excerpts(pick))
     return Answer(
         text="\n".join(lines),
         citations=numbers.citations,
@@ -505,7 +559,66 @@ def _unless_said(label: str, shown: str) -> str:
     return f" ({label})"
 
 
+def _adjoined(picks: list[list[QuoteUnit]]) -> list[list[QuoteUnit]]:
+    """A pick that begins where a better one's excerpt ends, in one passage, reads on in that
+    excerpt: one quote, the better pick's units first."""
+    merged: list[list[QuoteUnit]] = []
+    for pick in picks:
+        for kept in merged:
+            # Rows stay in the order the scores gave them (the row asked about first).
+            if UnitKind.ROW in (kept[0].kind, pick[0].kind) or kept[0].passage != pick[0].passage:
+                continue
+            # Only what reads on after a better pick joins it: the best unit stays first.
+            if pick[0].position == kept[-1].position + 1:
+                kept.extend(pick)
+                break
+        else:
+            merged.append(list(pick))
+    return merged
+
+
+def _excerpts(pick: list[QuoteUnit]) -> list[str]:
+    """A pick as the quotes it reads as: sentences that follow each other are one excerpt (a
+    sentence and the ones after it); rows and list items are one a line."""
+    quotes: list[str] = []
+    for unit in pick:
+        if quotes and unit.kind is UnitKind.SENTENCE and pick[0].kind is UnitKind.SENTENCE:
+            quotes[-1] = f"{quotes[-1]} {unit.shown}"
+        else:
+            quotes.append(unit.shown)
+    return quotes
+
+
 def _relative(similarity: np.ndarray) -> np.ndarray:
     """Similarities as distances below the best one (0 for it): a shared offset would lift
     every unit towards CLOSE_TO_BEST of the best and let weaker ones into the quote."""
     return similarity - similarity.max() if similarity.size else similarity
+
+
+def _related(units: list[QuoteUnit], scores: np.ndarray) -> list[QuoteUnit]:
+    """The closest units to a question the passages do not answer: the best RELATED of them,
+    each once."""
+    room = _Room()
+    related: list[QuoteUnit] = []
+    for i in np.argsort(-scores, kind="stable"):
+        if len(related) == RELATED:
+            break
+        if room.take(units[i]):
+            related.append(units[i])
+    return related
+
+
+def _declined(related: list[QuoteUnit], hits: list[SearchHit], support: float) -> Answer:
+    """The decline in one line, then the closest units, labelled as not stating the answer."""
+    if not related:
+        return Answer(text=ABSTENTION, grounded=False, quoted=True, support=support)
+    numbers = CitationNumbers()
+    lines = [ABSTENTION, RELATED_NOT_STATING]
+    lines.extend(f"“{unit.shown}” [{numbers.of(hits[unit.passage])}]" for unit in related)
+    return Answer(
+        text="\n".join(lines),
+        citations=numbers.citations,
+        grounded=False,
+        quoted=True,
+        support=support,
+    )

@@ -182,6 +182,8 @@ class QuestionResult:
     ctx_chars: int | None = None
     grounded: bool | None = None
     support: object | None = None
+    # The figures the extractive answerer decided on, by name (bench/abstention.py fits on them).
+    evidence: dict[str, float] | None = None
     error: str | None = None
     # With answers: the shown answer, its length, and whether it holds a gold span (None
     # when the question has no gold spans).

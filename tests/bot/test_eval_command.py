@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from core.answering.answerability import FEATURES
 from core.retrieval import DEFAULT_VARIANT
 
 SUMMARY = re.compile(
@@ -192,6 +193,8 @@ def test_eval_with_answers_adds_abstention_rates_and_reuses_a_kept_index(
     assert report["answers"] is True and report["k"] == 3
     assert all(isinstance(q["grounded"], bool) for q in report["questions"])
     assert "support" in report["questions"][0]
+    # What the answerability model reads, recorded for bench/abstention.py to re-fit it.
+    assert set(report["questions"][0]["evidence"]) == set(FEATURES)
     questions = {q["id"]: q for q in report["questions"]}
     assert all(isinstance(questions[q]["answer_span_hit"], bool) for q in ("q1", "q2", "q3"))
     assert questions["q4"]["answer_span_hit"] is None  # no gold spans to judge by
