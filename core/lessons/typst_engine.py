@@ -104,9 +104,11 @@ TEMPLATE = r"""
   if s.figure != none {
     grid(columns: (1fr, st.figure_width_frac * 100%), column-gutter: data.gutter * 1pt,
       body,
+      // The picture shrinks with the text: a portrait page beside a long title fits no
+      // other way, and splitting the points cannot make room for it.
       figure(
         image(s.figure.path, alt: s.figure.alt, width: 100%,
-          height: data.page_h * 0.52 * 1pt, fit: "contain"),
+          height: data.page_h * 0.52 * k * 1pt, fit: "contain"),
         caption: text(size: st.small_pt * 1pt, fill: rgb(st.muted_color), lines(s.figure.caption)),
         numbering: none, gap: 6pt,
       ),

@@ -108,6 +108,27 @@ def test_an_overfull_slide_shrinks_then_splits_but_never_overflows_a_page() -> N
     assert min(line.size for p in pages for line in p.lines) >= style_for(Profile.DYSLEXIA).small_pt
 
 
+def test_a_visual_slide_with_a_long_title_and_a_tall_page_fits_by_shrinking_its_picture(
+    course_pdf: Path,
+) -> None:
+    """A syllabus page is portrait: its picture beside a two-line title, a long caption and a
+    long point filled the slide at any text size, and splitting could not help (one point)."""
+    section = "Lectures, Discussion Sections and Attendance"
+    slide = Slide(
+        title=section,
+        content=[
+            "If you have a documented disability (e.g., physical, psychological, or learning) on "
+            "file with Disability Services, you may be eligible for accommodations in this course."
+        ],
+        citations=[Citation(file="101-f22-syllabus.pdf", page=2, section=section, chunk_id="c")],
+    )
+    pages = CoursePages({"101-f22-syllabus.pdf": course_pdf})
+    pdf = render_deck(Deck(topic="t", profile=Profile.VISUAL, slides=[slide]), page_images=pages)
+    [page] = read_pages(pdf)
+    assert page.figures_alt[0].startswith("Image of page 2 of 101-f22-syllabus.pdf")
+    assert check_pdf(pdf, Profile.VISUAL) == []
+
+
 async def test_rendering_runs_off_the_event_loop() -> None:
     deck = Deck(topic="t", slides=[_slide(None)])
     pdfs = await asyncio.gather(*(asyncio.to_thread(render_deck, deck) for _ in range(3)))
