@@ -65,6 +65,7 @@ from core.lessons.models import Citation, Deck, Profile, Slide, SlideBounds
 from core.lessons.outline import NotEnoughMaterialError, build_extractive_deck, split_passage
 from core.lessons.profiles import adapt_deck
 from core.lessons.render import Engine, render_deck, resolve_engine
+from core.lessons.typst_engine import RenderError
 from core.lessons.widgets import RefusedWidget, sanitise_widget, widget_file_name
 from core.lessons.writer import DeckWriter
 from core.page_pictures import PagePictures, SeenPages
@@ -85,6 +86,10 @@ EXTRACTIVE = "extractive"
 NEEDS_MODEL = (
     "Editing a slide by instruction needs a language model; without one I can only "
     '"shorten" a slide or "add a warning about X" to it.'
+)
+LAYOUT_FAILED = (
+    "I could not lay this lesson out on its slides. Try a narrower topic, fewer slides "
+    "(--slides) or another profile."
 )
 NO_PAGES_NOTE = (
     "The figures are diagrams of each slide's points: pictures of the course's pages are not "
@@ -466,17 +471,12 @@ class LessonService:
             pages = self._page_images(ctx)
             if pages is None:
                 notes.append(NO_PAGES_NOTE)
-        pdf = await asyncio.to_thread(
-            render_deck, deck, profile, page_images=pages, widgets=names, engine=self._engine
-        )
+        pdf = await self._typeset(deck, pages, names, self._engine)
         problems = await asyncio.to_thread(check_pdf, pdf, profile)
         if problems and resolve_engine(self._engine) is Engine.PDFLATEX:
             log.warning("pdflatex deck fails its profile; rendering with Typst",
                         profile=profile.value, problems=problems[:5])  # fmt: skip
-            pdf = await asyncio.to_thread(
-                render_deck, deck, profile, page_images=pages, widgets=names,
-                engine=Engine.TYPST,
-            )  # fmt: skip
+            pdf = await self._typeset(deck, pages, names, Engine.TYPST)
             problems = await asyncio.to_thread(check_pdf, pdf, profile)
         if problems:
             log.warning("lesson PDF fails profile checks", profile=profile.value,
@@ -488,6 +488,18 @@ class LessonService:
             )
         preview = await asyncio.to_thread(first_slide_png, pdf)
         return _Rendered(deck, pdf, tuple(widgets), tuple(notes), preview)
+
+    @staticmethod
+    async def _typeset(
+        deck: Deck, pages: SeenPages | None, widgets: dict[int, str], engine: Engine | str | None
+    ) -> bytes:
+        try:
+            return await asyncio.to_thread(
+                render_deck, deck, deck.profile, page_images=pages, widgets=widgets, engine=engine
+            )
+        except RenderError as error:
+            log.error("lesson could not be typeset", error=str(error), profile=deck.profile.value)
+            raise BadInputError(LAYOUT_FAILED) from error
 
     def _page_images(self, ctx: Context) -> SeenPages | None:
         return SeenPages(self._pages, ctx) if self._pages is not None else None

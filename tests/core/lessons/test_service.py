@@ -26,8 +26,10 @@ from core.commands import ParsedCommand
 from core.database import open_database
 from core.generation import MaterialKind, MaterialStore
 from core.lessons import Deck, Profile, check_pdf
+from core.lessons import service as lesson_service
 from core.lessons.checks import read_pages
-from core.lessons.service import NEEDS_MODEL, NO_PAGES_NOTE
+from core.lessons.service import LAYOUT_FAILED, NEEDS_MODEL, NO_PAGES_NOTE
+from core.lessons.typst_engine import RenderError
 from core.material import SourceFile
 from core.replies import DocumentReply, ErrorReply
 from core.retrieval import Retriever
@@ -331,6 +333,18 @@ async def test_bad_input_is_refused_in_one_line(
     [reply] = await replies(assembly.bot, "", "ana", **lesson(argument))
     assert isinstance(reply, ErrorReply), reply
     assert expected in reply.text and "\n" not in reply.text
+
+
+async def test_a_deck_the_engine_cannot_lay_out_is_refused_in_one_line(
+    assembly: Assembly, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def cannot_fit(*_args: object, **_kwargs: object) -> bytes:
+        raise RenderError("the deck does not fit its pages after 8 rounds")
+
+    monkeypatch.setattr(lesson_service, "render_deck", cannot_fit)
+    [reply] = await replies(assembly.bot, "", "ana", **lesson("derivatives --profile visual"))
+    assert isinstance(reply, ErrorReply), reply
+    assert reply.text == LAYOUT_FAILED
 
 
 async def test_an_edit_before_any_lesson_says_so(assembly: Assembly) -> None:
