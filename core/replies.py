@@ -13,10 +13,14 @@ SHOWN_SEPARATOR = " › "
 SHOWN_LEVELS = 2
 
 
+def section_levels(path: str) -> list[str]:
+    """The headings of a stored section path, outermost first."""
+    return [part.strip() for part in path.split(SECTION_SEPARATOR) if part.strip()]
+
+
 def cited_section(path: str) -> str:
     """A section path as citations show it: its last one or two headings."""
-    parts = [part.strip() for part in path.split(SECTION_SEPARATOR) if part.strip()]
-    return SHOWN_SEPARATOR.join(parts[-SHOWN_LEVELS:])
+    return SHOWN_SEPARATOR.join(section_levels(path)[-SHOWN_LEVELS:])
 
 
 @dataclass(frozen=True, slots=True)

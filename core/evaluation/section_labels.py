@@ -19,9 +19,8 @@ from enum import StrEnum
 from typing import Protocol
 
 from core.evaluation.metrics import SPAN_COVERAGE, span_coverage, tokens
+from core.replies import SECTION_SEPARATOR, section_levels
 
-# How a section path is joined in a chunk's label (`ingestion.chunking.section_label`).
-LABEL_SEPARATOR = " > "
 # The levels of a label that may name the heading: its last two.
 NAMING_LEVELS = 2
 # The span's first tokens, found in order, mark where it starts.
@@ -96,15 +95,11 @@ def heading_key(text: str) -> str:
     return " ".join(tokens(unnumbered) or tokens(text))
 
 
-def label_levels(label: str) -> list[str]:
-    return [level for level in (part.strip() for part in label.split(LABEL_SEPARATOR)) if level]
-
-
 def label_names(label: str, heading: str) -> bool:
     """Whether the label's last or second-to-last level is the heading."""
     wanted = heading_key(heading)
     return bool(wanted) and any(
-        heading_key(level) == wanted for level in label_levels(label)[-NAMING_LEVELS:]
+        heading_key(level) == wanted for level in section_levels(label)[-NAMING_LEVELS:]
     )
 
 
@@ -170,17 +165,19 @@ def _loader_cause(
     case: SectionLabelCase, label: str, block_label: str, block_labels: Sequence[str]
 ) -> MissCause:
     """Why neither the chunk nor the span's block names the heading."""
-    if not label_levels(label):
+    if not section_levels(label):
         return MissCause.NO_LABEL
     if case.parent and label_names(label, case.parent):
         return MissCause.PARENT_ONLY
     wanted = heading_key(case.heading).split()
-    levels = [heading_key(level).split() for other in block_labels for level in label_levels(other)]
+    levels = [
+        heading_key(level).split() for other in block_labels for level in section_levels(other)
+    ]
     if any(len(level) > len(wanted) and _contains(level, wanted) for level in levels):
         return MissCause.MERGED
     near = [
         heading_key(level).split()
-        for level in label_levels(f"{label}{LABEL_SEPARATOR}{block_label}")
+        for level in section_levels(f"{label}{SECTION_SEPARATOR}{block_label}")
     ]
     if any(0 < len(level) < len(wanted) and _contains(wanted, level) for level in near):
         return MissCause.PARTIAL

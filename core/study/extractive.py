@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from core.index import ChunkRecord, SearchHit, SparseEncoder
+from core.replies import section_levels
 from core.retrieval import GENERAL_KIND
 from core.study import checks
 from core.study.checks import CountRange, normalise
@@ -291,7 +292,7 @@ def build_mindmap(
         )
         node = document
         order = (chunk.page or 0, chunk.chunk_index)
-        for part in [p.strip() for p in chunk.section.split(" > ") if p.strip()]:
+        for part in section_levels(chunk.section):
             child = node.children.get(part)
             if child is None:
                 child = node.children[part] = _Node(part, Source.from_chunk(chunk), order)

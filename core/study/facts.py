@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from core.index import ChunkRecord
 from core.index.chunk_index import GUIDED_EXERCISE_KIND
+from core.replies import SECTION_SEPARATOR
 from core.retrieval import GENERAL_KIND
 from core.study.checks import normalise
 from core.text import names_a_file, split_sentences
@@ -338,4 +339,4 @@ def _key_term(sentences: Sequence[str], chunk: ChunkRecord) -> Fact | None:
 
 def leaf_section(section: str) -> str:
     """The last part of a section path ("A > B > C" -> "C")."""
-    return section.split(" > ")[-1].strip() if section else ""
+    return section.split(SECTION_SEPARATOR)[-1].strip() if section else ""
