@@ -475,7 +475,13 @@ def _study_misuse(name: str, extra: str = "") -> str:
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "help", "show what I can do", lambda d, c: d.core.help(c.request),
-        private=True, needs_course=False, aliases=("start",),
+        private=True, needs_course=False,
+    ),
+    CommandSpec(
+        "start", "join a course by its invite code (what an invite link sends)",
+        lambda d, c: d.core.start(c.request, c.args.text("code")),
+        (Option("code", "the course's invite code", metavar="CODE"),),
+        private=True, needs_course=False, listed=False,
     ),
     CommandSpec(
         "ask", "ask a question about the course",
@@ -745,7 +751,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "invite", "the code students join this course with; `/invite open|closed`",
-        lambda d, c: d.access.invite(c.context, c.args.text("state") or None),
+        lambda d, c: d.access.invite(
+            c.context, c.args.text("state") or None, link=c.request.invite_link
+        ),
         (Option("state", "open or close the course to anyone; leave out for the code",
                 choices=("open", "closed")),),
         Role.INSTRUCTOR, private=True,

@@ -225,6 +225,16 @@ class CourseBot:
             text = f"{text} {await self._material_note(chosen)}"
         return Notice(text)
 
+    async def start(self, request: Request, code: str) -> Notice:
+        """`/start CODE` (an invite link's tap) joins the course of the code; a bare
+        `/start` is the help."""
+        if not code:
+            return await self.help(request)
+        text, chosen = await self._access.choose(request, f"join {code}")
+        if chosen is not None:
+            text = f"{text} {await self._material_note(chosen)}"
+        return Notice(text)
+
     async def help(self, request: Request) -> Notice:
         scope = await self._access.scope(request)
         if scope is None:

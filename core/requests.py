@@ -55,7 +55,9 @@ class Request:
     """One inbound message. `message_id` is unique across platforms, processes and runs: it
     is the idempotency key, so a redelivered message gets the reply it got the first time.
     `course` is set only by an operator's adapter (the console, the command line), whose
-    user chose it: chat adapters leave the course to bindings and membership."""
+    user chose it: chat adapters leave the course to bindings and membership.
+    `invite_link` is how the platform writes a link that opens a direct message with the
+    bot and sends it `/start CODE` (`{code}` stands for the code), where it has one."""
 
     member: Member
     place: Place
@@ -65,6 +67,7 @@ class Request:
     files: tuple[IncomingFile, ...] = ()
     course: str | None = None
     operator: bool = False
+    invite_link: str = ""
     on_progress: ProgressCallback | None = field(default=None, compare=False)
 
     @property

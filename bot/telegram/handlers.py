@@ -214,6 +214,8 @@ class TelegramHandlers:
             place=place_of(message.chat),
             # Unique per bot: a chat's message ids never repeat.
             message_id=f"telegram:{message.chat_id}:{message.message_id}",
+            # A deep link: opening it sends the bot `/start CODE` in a direct message.
+            invite_link=f"https://t.me/{bot.username}?start={{code}}",
             **what,
         )
 

@@ -50,6 +50,7 @@ NOT_YOURS = (
 BAD_CODE = "That invite code is not valid. Ask your instructor for the course's code."
 _PRINCIPAL = re.compile(r"[a-z]+:(role:)?[A-Za-z0-9_.@-]{1,64}")
 _REMEMBERED = 10_000
+_LINK_CODE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class NoCourseError(UserFacingError):
@@ -243,18 +244,25 @@ class CourseAccess:
         self._recorded.pop((member.platform, member.user_id), None)
         return f"Welcome to '{course_id}'. Your direct messages are now about it.", course_id
 
-    async def invite(self, ctx: Context, state: str | None) -> Notice:
-        """`/invite` shows the code; `/invite open|closed` sets who may choose the course."""
+    async def invite(self, ctx: Context, state: str | None, *, link: str = "") -> Notice:
+        """`/invite` shows the code (and, where the platform has them, the link that joins
+        in one tap: `link` with the code in it); `/invite open|closed` sets who may choose
+        the course."""
         require(ctx, Action.MANAGE_COURSE)
         if state is not None:
             await self._courses.set_open(ctx.course_id, state == "open")
             who = "anyone may choose it" if state == "open" else "students join by code or chat"
             return Notice(f"The course '{ctx.course_id}' is now {state}: {who}.")
         code = await self._courses.invite_code(ctx.course_id)
-        return Notice(
+        text = (
             f"Students join '{ctx.course_id}' by sending me, in a direct message: "
             f"/course join {code}"
         )
+        # A start link's payload may only hold letters, digits, '_' and '-' (Telegram's
+        # rule); older codes made from a course id with '.' have no link.
+        if link and _LINK_CODE.fullmatch(code):
+            text = f"{text}\nor by opening this link: {link.format(code=code)}"
+        return Notice(text)
 
     # Staff --------------------------------------------------------------------------------
 

@@ -198,7 +198,8 @@ class CourseRegistry:
         course = await self.get(course_id)
         if course is not None and course.invite_code:
             return course.invite_code
-        code = f"{course_id}-{secrets.token_urlsafe(6)}"
+        # Letters, digits, '_' and '-' only, at most 49: a Telegram start link carries it.
+        code = f"{course_id.replace('.', '_')[:40]}-{secrets.token_urlsafe(6)}"
         statement = (
             update(CourseRow)
             .where(CourseRow.course_id == course_id, CourseRow.invite_code.is_(None))

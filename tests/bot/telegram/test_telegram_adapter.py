@@ -930,11 +930,29 @@ async def test_course_into_a_course_never_joined_is_refused(tg: TelegramBot) -> 
         await tg.say(dm(BOB), BOB, "/course physics-1")
     )
     [invite] = texts(await tg.say(OTHER_GROUP, ADMIN, "/invite"))
-    code = invite.rsplit("/course join ", 1)[1].strip()
+    code = invite.split("/course join ", 1)[1].split()[0]
     joined_reply = joined(await tg.say(dm(MALLORY), MALLORY, f"/course join {code}"))
     assert joined_reply.startswith("Welcome to 'physics-1'.")
     [bad] = texts(await tg.say(dm(ALICE), ALICE, "/course join physics-1-guess"))
     assert bad.startswith("That invite code is not valid")
+
+
+async def test_an_invite_link_joins_its_course_in_one_tap(tg: TelegramBot) -> None:
+    tg.fake.set_status(OTHER_GROUP, ADMIN, "creator")
+    await tg.say(OTHER_GROUP, ADMIN, "/bind phys.101")
+    [invite] = texts(await tg.say(OTHER_GROUP, ADMIN, "/invite"))
+    link = re.search(rf"https://t\.me/{BOT_USER['username']}\?start=([A-Za-z0-9_-]+)", invite)
+    assert link is not None, invite
+    # Opening the link sends `/start CODE` in a direct message with the bot.
+    welcome = joined(await tg.say(dm(MALLORY), MALLORY, f"/start {link.group(1)}"))
+    assert welcome.startswith("Welcome to 'phys.101'.")
+    assert "are about the course 'phys.101'" in joined(
+        await tg.say(dm(MALLORY), MALLORY, "/course")
+    )
+    [bad] = texts(await tg.say(dm(ALICE), ALICE, "/start phys_101-guessed"))
+    assert bad.startswith("That invite code is not valid")
+    # A bare /start (a first contact) is the help.
+    assert "/ask" in joined(await tg.say(dm(ALICE), ALICE, "/start"))
 
 
 async def test_an_instructor_grants_and_revokes_a_moderator_by_reply(tg: TelegramBot) -> None:
