@@ -131,16 +131,25 @@ def _exit_code(replies: object) -> int:
 
 async def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
     from bot.console.render import render_ingest_report
+    from bot.runtime import running_core
     from ingestion.pipeline import IngestReport, discover
     from ingestion.schedule import FolderWatch, build_scheduler
 
     watch = FolderWatch(args.course, tuple(args.paths), args.every)
-    async with open_checked_core(settings) as core:
+    async with running_core("watch", settings) as (assembly, shell):
+        core, metrics = assembly.bot, assembly.metrics
 
         async def run(job: FolderWatch) -> IngestReport:
             sources, missing = discover(list(job.paths))
-            report = await core.ingest_files(job.course_id, sources, by="scheduler")
+            try:
+                with metrics.stage("ingest"):
+                    report = await core.ingest_files(job.course_id, sources, by="scheduler")
+            except Exception:
+                metrics.schedule_runs.labels("ingest", "error").inc()
+                raise
             report.results[:0] = missing
+            outcome = "failed" if report.failed else "ok"
+            metrics.schedule_runs.labels("ingest", outcome).inc()
             print(render_ingest_report(report), flush=True)
             return report
 
@@ -152,7 +161,7 @@ async def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
             flush=True,
         )
         try:
-            await asyncio.Event().wait()
+            await shell.wait()
         finally:
             scheduler.shutdown(wait=False)
     return 0

@@ -4,11 +4,11 @@ engines are configured (and the one that wires the ingestion pipeline into the c
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import ollama
 import structlog
@@ -30,10 +30,12 @@ from core.embedding.ollama_embedder import OllamaEmbedder
 from core.exercises import Fairness, Grader, SymbolicChecker
 from core.generation import MaterialStore, StructuredModel, Writing
 from core.generation.materials import MaterialsDesk
+from core.generation.structured import Message
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from core.ledger import ReplyLedger
 from core.lessons import Engine, LessonService, pdflatex_available
 from core.llm import ChatModel
+from core.metrics import Metrics
 from core.mistakes import MistakeLog
 from core.mistakes.outbox import MistakeOutbox
 from core.notes_quota import NotesQuota
@@ -136,7 +138,9 @@ def _ollama_options(settings: Settings, role: ModelRole) -> OllamaOptions | None
     }
 
 
-def chat_model(settings: Settings, role: ModelRole) -> ChatModel | None:
+def chat_model(
+    settings: Settings, role: ModelRole, metrics: Metrics | None = None
+) -> ChatModel | None:
     options = _ollama_options(settings, role)
     if options is None:
         return None
@@ -144,17 +148,47 @@ def chat_model(settings: Settings, role: ModelRole) -> ChatModel | None:
     # needs it (the embedded default runs without one).
     from core.llm.ollama_chat import OllamaChatModel
 
-    return OllamaChatModel(**options)
+    model = OllamaChatModel(**options)
+    return model if metrics is None else TimedChatModel(model, metrics, role)
 
 
-def structured_model(settings: Settings, role: ModelRole) -> StructuredModel | None:
+def structured_model(
+    settings: Settings, role: ModelRole, metrics: Metrics | None = None
+) -> StructuredModel | None:
     """The model held to JSON schemas for `role` (generated exercises, study sets)."""
     options = _ollama_options(settings, role)
     if options is None:
         return None
     from core.generation.ollama_model import OllamaStructuredModel
 
-    return OllamaStructuredModel(**options)
+    model = OllamaStructuredModel(**options)
+    return model if metrics is None else TimedStructuredModel(model, metrics, role)
+
+
+class TimedChatModel:
+    """A chat model whose every call is timed into `coursebot_model_seconds`."""
+
+    def __init__(self, model: ChatModel, metrics: Metrics, role: ModelRole) -> None:
+        self.name = model.name
+        self._model = model
+        self._seconds = metrics.model_seconds.labels(role.value)
+
+    async def complete(self, system: str, user: str) -> str:
+        with self._seconds.time():
+            return await self._model.complete(system, user)
+
+
+class TimedStructuredModel:
+    """A structured model whose every call is timed into `coursebot_model_seconds`."""
+
+    def __init__(self, model: StructuredModel, metrics: Metrics, role: ModelRole) -> None:
+        self.name = model.name
+        self._model = model
+        self._seconds = metrics.model_seconds.labels(role.value)
+
+    async def chat_json(self, messages: Sequence[Message], schema: dict[str, Any]) -> str:
+        with self._seconds.time():
+            return await self._model.chat_json(messages, schema)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +200,9 @@ class Assembly:
     retriever: Retriever
     index: ChunkIndex
     outbox: MistakeOutbox
+    metrics: Metrics
+    sessions: SessionStore
+    database: AsyncEngine
 
 
 def question_answering(
@@ -174,9 +211,10 @@ def question_answering(
     sessions: SessionStore,
     k: int = 5,
     facts: FactAnswerer | None = None,
+    metrics: Metrics | None = None,
 ) -> QuestionAnswering:
     extractive = ExtractiveAnswerer()
-    answer_model = chat_model(settings, ModelRole.ANSWER)
+    answer_model = chat_model(settings, ModelRole.ANSWER, metrics)
     return QuestionAnswering(
         retriever=retriever,
         answerer=LlmAnswerer(answer_model) if answer_model else extractive,
@@ -186,6 +224,7 @@ def question_answering(
         k=k,
         context_chars=settings.answer_context_chars,
         facts=facts,
+        metrics=metrics,
     )
 
 
@@ -198,10 +237,16 @@ async def open_core(settings: Settings) -> AsyncIterator[CourseBot]:
 
 @asynccontextmanager
 async def open_assembly(
-    settings: Settings, *, retrieval: RetrievalConfig | None = None, k: int = 5
+    settings: Settings,
+    *,
+    retrieval: RetrievalConfig | None = None,
+    k: int = 5,
+    metrics: Metrics | None = None,
 ) -> AsyncIterator[Assembly]:
     """`open_core` with the answer path's retrieval chosen (`coursebot eval --variant`; None
-    is the default variant) at depth `k`, and that retriever handed out alongside the core."""
+    is the default variant) at depth `k`, and that retriever handed out alongside the core.
+    `metrics` records what the core does (a fresh set when None)."""
+    metrics = metrics or Metrics()
     llm = ollama_client(settings)
     dense = await embedder(settings, llm)
     async with AsyncExitStack() as cleanup:
@@ -226,8 +271,11 @@ async def open_assembly(
         )
         cleanup.push_async_callback(symbolic.close)
         assembly = _assemble(
-            settings, retrieval, k, llm, dense, index, sessions, database, throttle, symbolic
-        )
+            settings, retrieval, k, llm, dense, index, sessions, database, throttle, symbolic,
+            metrics,
+        )  # fmt: skip
+        # On the way out, after the flusher stops: what waits goes to the database now.
+        cleanup.push_async_callback(_last_flush, assembly.outbox, settings.service_timeout_s)
         # Mistakes an outage left in the outbox go to the database once it is back.
         flusher = asyncio.create_task(assembly.outbox.keep_flushing())
         cleanup.push_async_callback(_stop, flusher)
@@ -235,6 +283,18 @@ async def open_assembly(
         counter = asyncio.create_task(assembly.bot.keep_counting_held_votes())
         cleanup.push_async_callback(_stop, counter)
         yield assembly
+
+
+async def _last_flush(outbox: MistakeOutbox, timeout_s: float) -> None:
+    """Flush the outbox once more before the process ends, bounded: a database that is down
+    keeps the entries in Redis for the next process (in-process entries are then lost, and
+    said so)."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            await outbox.settled()
+            await outbox.flush()
+    except TimeoutError:
+        log.warning("outbox not flushed before exit")
 
 
 async def _stop(task: asyncio.Task[None]) -> None:
@@ -274,9 +334,10 @@ def _assemble(
     database: AsyncEngine,
     throttle: RequestThrottle,
     symbolic: SymbolicChecker,
+    metrics: Metrics,
 ) -> Assembly:
     mistakes = MistakeLog(database)
-    outages = Outages()
+    outages = Outages(began=lambda service: metrics.outages.labels(service).inc())
     outbox = MistakeOutbox(sessions, settings.redis_prefix, mistakes, outages)
     sparse = SparseEncoder()
     course_catalog = CatalogStore(database)
@@ -308,7 +369,7 @@ def _assemble(
         ),
         pictures=pictures,
     )
-    generator = structured_model(settings, ModelRole.GENERATE)
+    generator = structured_model(settings, ModelRole.GENERATE, metrics)
     # The lesson, study and exercise writers ask the one model the same way.
     writing = Writing.per_request(generator, settings.ollama_timeout_s) if generator else None
     materials = MaterialStore(database)
@@ -323,7 +384,7 @@ def _assemble(
         store=sessions,
         catalog=ExerciseCatalog(index, dense, generated=writer),
         writer=writer,
-        grader=Grader(chat_model(settings, ModelRole.GRADE), symbolic=symbolic),
+        grader=Grader(chat_model(settings, ModelRole.GRADE, metrics), symbolic=symbolic),
         outbox=outbox,
         prefix=settings.redis_prefix,
         ttl=timedelta(seconds=settings.session_ttl_seconds),
@@ -358,7 +419,9 @@ def _assemble(
     catalog_desk = CatalogDesk(course_catalog)
     bot = CourseBot(
         index=index,
-        answers=question_answering(settings, retriever, sessions, k, facts=catalog_desk),
+        answers=question_answering(
+            settings, retriever, sessions, k, facts=catalog_desk, metrics=metrics
+        ),
         practice=practice,
         review=MistakeReview(mistakes, outbox),
         access=CourseAccess(CourseBindings(database), courses, authority),
@@ -378,5 +441,6 @@ def _assemble(
         catalog=catalog_desk,
         service_timeout_s=settings.service_timeout_s,
         pictures=pictures,
+        metrics=metrics,
     )
-    return Assembly(bot, retriever, index, outbox)
+    return Assembly(bot, retriever, index, outbox, metrics, sessions, database)

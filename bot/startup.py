@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
+    from bot.composition import Assembly
     from config import Settings
     from core.course_bot import CourseBot
+    from core.metrics import Metrics
 
 # Long enough for a server across a data centre, short enough that nobody waits for a typo.
 CHECK_TIMEOUT_S = 3.0
@@ -42,6 +44,18 @@ async def open_checked_core(settings: Settings) -> AsyncIterator[CourseBot]:
 
     async with open_core(settings) as core:
         yield core
+
+
+@asynccontextmanager
+async def open_checked_assembly(
+    settings: Settings, metrics: Metrics | None = None
+) -> AsyncIterator[Assembly]:
+    """`open_assembly` (the core and what runs under it), after `check_services`."""
+    await check_services(settings)
+    from bot.composition import open_assembly
+
+    async with open_assembly(settings, metrics=metrics) as assembly:
+        yield assembly
 
 
 async def check_services(settings: Settings) -> None:

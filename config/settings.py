@@ -188,6 +188,23 @@ class Settings(BaseSettings):
     page_pictures_max_mb: float = Field(
         500, ge=0, description="Megabytes of page pictures kept per course (0: keep none)."
     )
+    # Health, readiness and metrics of the long-running commands (telegram, discord, watch,
+    # worker): /healthz, /readyz and /metrics on this port; unset = no HTTP endpoint.
+    http_port: int | None = Field(
+        None, ge=1, le=65535, description="Port of /healthz, /readyz and /metrics; unset = none."
+    )
+    http_host: str = Field("0.0.0.0", min_length=1, description="Address the endpoints bind.")
+    metrics_token: SecretStr | None = Field(
+        None, description="Bearer token /metrics asks for; unset = open (keep the port private)."
+    )
+    # Background jobs (ingestion, lessons, generation): on Redis with `coursebot worker`
+    # when COURSEBOT_REDIS_URL is set, else in this process. A job a killed worker held is
+    # taken up again once its timeout (plus a margin) has passed, up to `job_tries` times.
+    job_timeout_s: float = Field(
+        1800, gt=0, description="Longest one job may run; a dead worker's job waits this long."
+    )
+    job_tries: int = Field(3, ge=1, le=20, description="Runs of a job before it is given up.")
+    worker_jobs: int = Field(2, ge=1, le=64, description="Jobs one worker runs at once.")
     log_format: Literal["auto", "console", "json"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
@@ -273,6 +290,7 @@ class Settings(BaseSettings):
             self.telegram_token,
             self.telegram_webhook_secret,
             self.discord_token,
+            self.metrics_token,
         ]
         return [s.get_secret_value() for s in secrets if s is not None]
 

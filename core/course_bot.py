@@ -10,6 +10,8 @@ lives here: every dependency is passed in."""
 from __future__ import annotations
 
 import asyncio
+import time
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
 from typing import Any
@@ -37,6 +39,7 @@ from core.ledger import ReplyLedger
 from core.lessons import LessonResult, LessonService, Profile
 from core.lessons.command import parse_bounds, parse_profile
 from core.material import IngestReport, MaterialIngestor, ProgressCallback, SourceFile
+from core.metrics import Metrics
 from core.outages import REDIS, Outages, service_of
 from core.page_pictures import PagePictures
 from core.permissions import Action, effective_roles, require
@@ -96,8 +99,10 @@ class CourseBot:
         catalog: CatalogDesk,
         service_timeout_s: float,
         pictures: PagePictures | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
-        """`pictures` holds the pages' pictures a citation may show (none when None)."""
+        """`pictures` holds the pages' pictures a citation may show (none when None);
+        `metrics` counts requests, their time, throttling and outages."""
         self._index = index
         self._answers = answers
         self._practice = practice
@@ -119,6 +124,7 @@ class CourseBot:
         self._materials = materials
         self._catalog = catalog
         self._pictures = pictures
+        self._metrics = metrics or Metrics()
         # What every command's handler may call (`core.commands.COMMANDS`).
         self._desks = Desks(
             core=self, access=access, practice=practice, review=review, uploads=uploads,
@@ -133,20 +139,35 @@ class CourseBot:
         return await self._guarded(request, self._route)
 
     async def _guarded(self, request: Request, route: Route, *, throttled: bool = True) -> Response:
-        try:
-            response = await self._admit(request, route, throttled=throttled)
-        except UserFacingError as error:
-            return Response.of(ErrorReply(str(error)), private=True)
-        except Exception as error:
-            # A service that is down or saturated gets a short reply and one log line per
-            # outage; anything else is a bug, logged in full.
-            reply = self._outages.reply_for(error)
-            if reply is None or not self._outages.failed(error):
-                log.exception("request failed", platform=request.member.platform)
-                reply = INTERNAL_ERROR
-            return Response.of(ErrorReply(reply), private=True)
-        self._outages.succeeded()
-        return response
+        # Every log line of this request carries its id, platform and (once known) course:
+        # bound in this task's context, so concurrent requests never mix their fields.
+        platform = request.member.platform
+        with structlog.contextvars.bound_contextvars(
+            request_id=uuid.uuid4().hex[:12], platform=platform, course=request.course
+        ):
+            started = time.perf_counter()
+            outcome = "error"
+            try:
+                response = await self._admit(request, route, throttled=throttled)
+                outcome = "refused" if _refused(response) else "ok"
+            except UserFacingError as error:
+                outcome = "refused"
+                return Response.of(ErrorReply(str(error)), private=True)
+            except Exception as error:
+                # A service that is down or saturated gets a short reply and one log line
+                # per outage; anything else is a bug, logged in full.
+                reply = self._outages.reply_for(error)
+                if reply is None or not self._outages.failed(error):
+                    log.exception("request failed")
+                    reply = INTERNAL_ERROR
+                else:
+                    outcome = "unavailable"
+                return Response.of(ErrorReply(reply), private=True)
+            finally:
+                self._metrics.stage_seconds.labels("request").observe(time.perf_counter() - started)
+                self._metrics.count_request(_command_of(request), platform, outcome)
+            self._outages.succeeded()
+            return response
 
     async def _admit(self, request: Request, route: Route, *, throttled: bool) -> Response:
         parsed = request.parsed()
@@ -155,6 +176,7 @@ class CourseBot:
             place = None if whispered_tap else _shared_place(request)
             verdict = await self._throttle.check(request.member.user_id, place)
             if not verdict.allowed:
+                self._metrics.throttled.labels(request.member.platform).inc()
                 return (
                     Response.of(Notice(verdict.message), private=True)
                     if verdict.tell
@@ -193,6 +215,7 @@ class CourseBot:
             raise NoCourseError(request.place)
         await self._access.record_presence(request, scope)
         ctx = await self._access.context(request, scope)
+        structlog.contextvars.bind_contextvars(course=ctx.course_id)
         if request.files:
             return await self._receive_files(request, ctx, spec.name if spec else None)
         if spec is None or parsed is None:
@@ -552,6 +575,21 @@ def _response(result: Reply | Sequence[Reply], *, private: bool) -> Response:
     """A routed response, private as the policy says (`core.visibility.response_private`)."""
     replies = tuple(result) if isinstance(result, Sequence) else (result,)
     return Response(replies, response_private(replies, command_private=private))
+
+
+def _command_of(request: Request) -> str:
+    """What a request asked, as a metrics label: a known command's name (an unknown one is
+    "unknown": names people type must not grow the label set), files or a plain line."""
+    if request.files and request.command is None:
+        return "files"
+    parsed = request.parsed()
+    if parsed is None:
+        return "text"
+    return parsed.name if command_spec(parsed.name) is not None else "unknown"
+
+
+def _refused(response: Response) -> bool:
+    return any(isinstance(reply, ErrorReply) for reply in response.replies)
 
 
 def _is_tap(parsed: ParsedCommand | None) -> bool:

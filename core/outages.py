@@ -96,7 +96,14 @@ class Outages:
     goes through again. A service that comes and goes within `quiet_s` is not logged again
     (requests that do not touch it succeed meanwhile)."""
 
-    def __init__(self, quiet_s: float = 30.0, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        quiet_s: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+        began: Callable[[str], None] | None = None,
+    ):
+        """`began(service)` is told of each outage as it begins (the metrics count them)."""
+        self._began = began
         self._down: set[str] = set()
         self._logged_at: dict[str, float] = {}
         self._quiet_s = quiet_s
@@ -109,6 +116,8 @@ class Outages:
             return False
         if service not in self._down:
             self._down.add(service)
+            if self._began is not None:
+                self._began(service)
             now = self._clock()
             if now - self._logged_at.get(service, -self._quiet_s) >= self._quiet_s:
                 self._logged_at[service] = now

@@ -92,13 +92,15 @@ async def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     import discord
 
     from bot.discord.client import build_client
-    from bot.startup import open_checked_core
+    from bot.runtime import running_core, until_stopped
 
-    async with open_checked_core(settings) as core:
-        client = build_client(core, settings, shard_count=args.shards, shard_ids=args.shard_ids)
+    async with running_core("discord", settings) as (assembly, shell):
+        client = build_client(
+            assembly.bot, settings, shard_count=args.shards, shard_ids=args.shard_ids
+        )
         try:
-            async with client:
-                await client.start(settings.discord_token.get_secret_value())
+            async with client:  # closes the gateway on the way out
+                await until_stopped(shell, client.start(settings.discord_token.get_secret_value()))
         except discord.LoginFailure:
             print("coursebot: Discord refused COURSEBOT_DISCORD_TOKEN", file=sys.stderr)
             return 2

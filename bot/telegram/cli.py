@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import signal
 import sys
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -75,7 +73,7 @@ async def run_telegram(args: argparse.Namespace, settings: Settings) -> int:
     import structlog
     from telegram.error import InvalidToken, NetworkError
 
-    from bot.startup import open_checked_core
+    from bot.runtime import running_core
     from bot.telegram.app import build_application
     from bot.telegram.serving import running
 
@@ -92,12 +90,12 @@ async def run_telegram(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError as error:
         print(f"coursebot: {error}", file=sys.stderr)
         return 2
-    async with open_checked_core(settings) as core:
-        application = build_application(settings, core)
+    async with running_core("telegram", settings) as (assembly, shell):
+        application = build_application(settings, assembly.bot)
         try:
             async with running(application, mode):
                 log.info("telegram bot running", mode=type(mode).__name__.lower())
-                await _until_stopped()
+                await shell.wait()
         except InvalidToken:
             print("coursebot: Telegram refused COURSEBOT_TELEGRAM_TOKEN", file=sys.stderr)
             return 2
@@ -120,24 +118,6 @@ def _mode(args: argparse.Namespace, settings: Settings) -> Mode:
             "COURSEBOT_TELEGRAM_WEBHOOK_SECRET when running several replicas"
         )
     return Webhook(args.webhook, webhook_secret(settings), args.listen, args.port)
-
-
-async def _until_stopped() -> None:
-    """Wait for SIGINT or SIGTERM (a container's stop), then let the caller shut down."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    installed = []
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(signum, stop.set)
-        except (NotImplementedError, RuntimeError):
-            continue  # not on this platform: Ctrl-C raises KeyboardInterrupt instead
-        installed.append(signum)
-    try:
-        await stop.wait()
-    finally:
-        for signum in installed:
-            loop.remove_signal_handler(signum)
 
 
 def _webhook_url(text: str) -> str:

@@ -14,6 +14,7 @@ from core.context import Context
 from core.conversation import ConversationMemory, QuestionRewriter, Turn
 from core.index import SearchHit
 from core.llm import LlmUnavailableError
+from core.metrics import Metrics
 from core.replies import Answer
 from core.retrieval import Retriever
 
@@ -50,7 +51,9 @@ class QuestionAnswering:
         k: int = 5,
         context_chars: int | None = DEFAULT_CONTEXT_CHARS,
         facts: FactAnswerer | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
+        self.metrics = metrics or Metrics()
         self.retriever = retriever
         self.answerer = answerer
         self.extractive = extractive
@@ -80,9 +83,11 @@ class QuestionAnswering:
 
     async def _from_material(self, ctx: Context, question: str) -> Answer:
         # Unit scores: the extractive answerer (the default, and the LLM's fallback) reads them.
-        ranked = await self.retriever.retrieve(ctx, question, k=self.k, unit_scores=True)
+        with self.metrics.stage("retrieve"):
+            ranked = await self.retriever.retrieve(ctx, question, k=self.k, unit_scores=True)
         hits = pack(ranked, self.context_chars)
-        try:
-            return await self.answerer.answer(question, hits)
-        except LlmUnavailableError:
-            return replace(await self.extractive.answer(question, hits), note=LLM_FELL_BACK)
+        with self.metrics.stage("answer"):
+            try:
+                return await self.answerer.answer(question, hits)
+            except LlmUnavailableError:
+                return replace(await self.extractive.answer(question, hits), note=LLM_FELL_BACK)

@@ -529,5 +529,9 @@ class ChunkIndex:
             if offset is None:
                 return sources
 
+    async def reachable(self) -> bool:
+        """Whether the index answers and holds its collection (the readiness probe)."""
+        return await self.client.collection_exists(self.collection)
+
     async def close(self) -> None:
         await self.client.close()

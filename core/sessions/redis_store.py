@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
+from typing import Any, cast
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.retry import Retry
@@ -90,7 +91,8 @@ class RedisSessionStore:
         return cls(Redis(connection_pool=bounded_pool(url, timeout_s)))
 
     async def get(self, key: str) -> Versioned | None:
-        fields = await self._redis.hmget(key, ["v", "d"])
+        # Cast: redis-py's stubs type its commands for the sync and async clients at once.
+        fields = await cast("Awaitable[list[Any]]", self._redis.hmget(key, ["v", "d"]))
         version, data = fields
         if version is None or data is None:
             return None
@@ -115,10 +117,11 @@ class RedisSessionStore:
     async def append(self, list_key: str, entry: str) -> None:
         # A call retried after a lost reply adds the entry twice: outbox entries carry their
         # own idempotency keys, so the copy changes nothing.
-        await self._redis.rpush(list_key, entry)
+        await cast("Awaitable[int]", self._redis.rpush(list_key, entry))
 
     async def head(self, list_key: str, count: int) -> list[str]:
-        return [_text(entry) for entry in await self._redis.lrange(list_key, 0, count - 1)]
+        entries = await cast("Awaitable[list[Any]]", self._redis.lrange(list_key, 0, count - 1))
+        return [_text(entry) for entry in entries]
 
     async def lock(self, key: str, token: str, ttl_ms: int) -> bool:
         return bool(await self._redis.set(key, token, nx=True, px=ttl_ms))
