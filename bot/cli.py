@@ -478,6 +478,8 @@ async def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
         for course in courses:
             report = await reindex_course(index, dense, dense.identity, course)
             note = f", {report.approximated} from their passage" if report.approximated else ""
+            if report.classified:
+                note += f", {report.classified} newly classified as teaching or logistics"
             print(f"reindexed '{course}': {report.chunks} chunks with {report.embedder}{note}")
     finally:
         await index.close()

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from core.content_kind import ContentKind
 from core.context import Context
 from core.documents import DocumentDirectory, Mentions, mentions, without_names
 from core.embedding.embedder import Embedder
@@ -97,12 +98,18 @@ class Retriever:
         self.documents = documents or DocumentDirectory(index)
 
     async def retrieve(
-        self, ctx: Context, question: str, k: int = 5, unit_scores: bool = False
+        self,
+        ctx: Context,
+        question: str,
+        k: int = 5,
+        unit_scores: bool = False,
+        content: ContentKind | None = None,
     ) -> list[SearchHit]:
         """The top k hits; with `unit_scores`, each carries its matched chunk's units scored
         against the question (where the index keeps unit vectors), for the extractive
-        answerer."""
-        hits, dense = await self._ranked(ctx, question, k)
+        answerer; with `content`, only teaching or only logistics chunks (a chunk stored
+        before chunks were classified passes: its `chunk.content` says what it is)."""
+        hits, dense = await self._ranked(ctx, question, k, content)
         if unit_scores:
             hits = await self._with_unit_scores(ctx, hits, dense)
         return hits
@@ -123,7 +130,7 @@ class Retriever:
         return scored
 
     async def _ranked(
-        self, ctx: Context, question: str, k: int
+        self, ctx: Context, question: str, k: int, content: ContentKind | None = None
     ) -> tuple[list[SearchHit], list[float]]:
         config = self.config
         found = Mentions()
@@ -141,6 +148,7 @@ class Retriever:
             mode=config.mode,
             candidates=max(config.candidates, k),
             with_vectors=config.rerank and self.reranker.uses_vectors,
+            content=content,
         )
         if config.rerank:
             # Every candidate ranked, so a reserved general hit is the reranker's best one.
@@ -164,6 +172,7 @@ class Retriever:
                     mode=config.mode,
                     candidates=max(config.candidates, k),
                     documents=wanted,
+                    content=content,
                 )
             hits = steer(hits, best, found)
         if config.reserve_general:

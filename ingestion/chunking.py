@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import groupby, pairwise
 
+from core.content_kind import ContentKind, classify_document
 from core.plain_math import formula_spans
 from core.replies import SECTION_SEPARATOR
 from core.text import split_outside_math, split_sentences
@@ -37,6 +38,8 @@ class Chunk:
     section: str
     index: int
     passage: str = ""
+    # Teaching or course logistics, read with the rest of its document (core.content_kind).
+    content_kind: ContentKind = ContentKind.UNKNOWN
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +75,8 @@ def chunk_document(
                     passage="\n\n".join(neighbours),
                 )
             )
-    return chunks
+    kinds = classify_document([(chunk.text, chunk.section) for chunk in chunks])
+    return [replace(chunk, content_kind=kind) for chunk, kind in zip(chunks, kinds, strict=True)]
 
 
 def _header(course_id: str, title: str, section: tuple[str, ...]) -> str:

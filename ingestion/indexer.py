@@ -138,6 +138,7 @@ class ChunkWriter:
                 identity=meta.identity,
                 page_count=meta.pages,
                 file_bytes=meta.file_bytes,
+                content_kind=chunk.content_kind,
             )
             named: dict[str, models.Vector] = {
                 f.DENSE: vector.tolist(),

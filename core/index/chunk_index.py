@@ -18,10 +18,12 @@ import numpy as np
 import structlog
 from qdrant_client import AsyncQdrantClient, models
 
+from core.content_kind import ContentKind
 from core.context import Context
 from core.documents.identity import DocumentIdentity
 from core.embedding.late_chunking import unit_spans
 from core.index import fields as f
+from core.index.content import content_scope
 from core.index.edge_client import EdgeQdrantClient
 from core.index.payload import ChunkRecord, DocumentSummary
 from core.index.sparse import SparseVector
@@ -297,15 +299,19 @@ class ChunkIndex:
         candidates: int = 50,
         with_vectors: bool = False,
         documents: Sequence[str] = (),
+        content: ContentKind | None = None,
     ) -> list[SearchHit]:
         """Tenant-scoped search; hybrid modes fuse server-side with the filter in each prefetch.
         `with_vectors` returns each hit's stored dense vector too (for rescoring); `documents`
-        keeps the search within those document ids."""
-        within = (
-            [models.FieldCondition(key=f.DOCUMENT_ID, match=models.MatchAny(any=list(documents)))]
-            if documents
-            else []
-        )
+        keeps the search within those document ids; `content` to teaching or logistics
+        chunks (and those stored before chunks were classified: `core.index.content`)."""
+        within: list[models.Condition] = []
+        if documents:
+            within.append(
+                models.FieldCondition(key=f.DOCUMENT_ID, match=models.MatchAny(any=list(documents)))
+            )
+        if content is not None:
+            within.append(content_scope(content))
         scope = tenant_filter(ctx, *within)
         sparse_query = models.SparseVector(indices=sparse.indices, values=sparse.values)
         # With unit vectors, a chunk's dense score is its best unit's (MaxSim of one vector).

@@ -30,6 +30,9 @@ CHUNK_INDEX = "chunk_index"
 PAGE_COUNT = "page_count"
 FILE_BYTES = "file_bytes"
 GENERATION = "generation"
+# Whether the chunk teaches or is course logistics (core.content_kind); absent on chunks
+# stored before it was recorded.
+CONTENT_KIND = "content_kind"
 EXERCISE_ID = "exercise_id"
 EXERCISE_SOURCE = "exercise_source"
 # The document's identity (core.documents.identity), on every chunk of it.
@@ -40,7 +43,16 @@ DOC_VERSION = "doc_version"
 DOC_PROGRAMME = "doc_programme"
 
 # Fields searched or filtered on, and so indexed.
-KEYWORD_INDEXES = (COURSE_ID, OWNER_ID, VISIBILITY, DOCUMENT_ID, KIND, GENERATION, EXERCISE_ID)
+KEYWORD_INDEXES = (
+    COURSE_ID,
+    OWNER_ID,
+    VISIBILITY,
+    DOCUMENT_ID,
+    KIND,
+    GENERATION,
+    EXERCISE_ID,
+    CONTENT_KIND,
+)
 
 
 # A chunk's visibility is the policy's (core.visibility), stored under VISIBILITY.

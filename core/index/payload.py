@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from core.content_kind import ContentKind, classify
 from core.documents.identity import DocumentIdentity
 from core.index import fields as f
 from core.visibility import chunk_visibility, is_private
@@ -46,6 +47,7 @@ class ChunkPayload:
     identity: DocumentIdentity = field(default_factory=DocumentIdentity)
     page_count: int = 0
     file_bytes: int = 0
+    content_kind: ContentKind = ContentKind.UNKNOWN
 
     def to_payload(self) -> dict[str, Any]:
         payload: dict[str, Any] = dict(self.attributes)
@@ -71,6 +73,8 @@ class ChunkPayload:
             }
         )
         payload.update(self.identity.to_payload())
+        if self.content_kind is not ContentKind.UNKNOWN:
+            payload[f.CONTENT_KIND] = self.content_kind.value
         if self.embed_text:
             payload[f.EMBED_TEXT] = self.embed_text
         if self.exercise_id is not None:
@@ -100,6 +104,8 @@ class ChunkRecord:
     matched: str = ""
     # The document's title (an answer quoting several documents labels each quote with it).
     title: str = ""
+    # As stored: UNKNOWN for a chunk stored before chunks were classified (see `content`).
+    content_kind: ContentKind = ContentKind.UNKNOWN
 
     @classmethod
     def from_payload(cls, point_id: Any, payload: Mapping[str, Any]) -> ChunkRecord:
@@ -117,11 +123,32 @@ class ChunkRecord:
             chunk_index=payload.get(f.CHUNK_INDEX, 0),
             matched=_matched_text(payload),
             title=payload.get(f.TITLE) or "",
+            content_kind=stored_content_kind(payload),
         )
 
     @property
     def private(self) -> bool:
         return is_private(self.visibility)
+
+    @property
+    def content(self) -> ContentKind:
+        """Whether the chunk teaches or is course logistics: as classified at ingestion, or,
+        for a chunk stored before that, read from its own text now."""
+        if self.content_kind is not ContentKind.UNKNOWN:
+            return self.content_kind
+        return classify(self.matched or self.text, self.section)
+
+    @property
+    def teaches(self) -> bool:
+        return self.content is ContentKind.TEACHING
+
+
+def stored_content_kind(payload: Mapping[str, Any]) -> ContentKind:
+    """The payload's content kind; UNKNOWN where it is absent or not one we know."""
+    try:
+        return ContentKind(payload.get(f.CONTENT_KIND, ContentKind.UNKNOWN))
+    except ValueError:
+        return ContentKind.UNKNOWN
 
 
 def _matched_text(payload: Mapping[str, Any]) -> str:

@@ -24,6 +24,7 @@ from support.paths import REPO_ROOT
 
 from bot.composition import open_index
 from config import Settings
+from core.content_kind import ContentKind
 from core.context import Audience, Context
 from core.index import (
     ChunkIndex,
@@ -32,6 +33,7 @@ from core.index import (
     SearchHit,
     SearchMode,
     SparseEncoder,
+    SparseVector,
     UntranslatableModelError,
     Visibility,
 )
@@ -678,3 +680,29 @@ async def test_a_shard_open_in_another_process_is_reported_plainly(tmp_path: Pat
     )
     await index.close()
     assert "open in another coursebot process" in holder.stdout, holder.stderr
+
+
+# --- teaching or logistics -----------------------------------------------------------------
+
+
+async def test_a_teaching_search_leaves_logistics_out_and_keeps_unclassified_chunks(
+    index: ChunkIndex,
+) -> None:
+    await index.upsert(
+        [
+            chunk_point("notes.md", "g", 0, extra={f.CONTENT_KIND: "teaching"}),
+            chunk_point("syllabus.md", "g", 1, extra={f.CONTENT_KIND: "logistics"}),
+            chunk_point("old.md", "g", 2),  # stored before chunks were classified
+        ]
+    )
+    dense = [1.0] + [0.0] * (DIMENSIONS - 1)
+    sparse = SparseVector(indices=[0, 1, 2], values=[1.0, 1.0, 1.0])
+    for mode in SearchMode:
+
+        async def names(content: ContentKind | None) -> set[str]:
+            hits = await index.search(student(), dense, sparse, 10, mode, content=content)  # noqa: B023
+            return {hit.chunk.file_name for hit in hits}
+
+        assert await names(ContentKind.TEACHING) == {"notes.md", "old.md"}, mode
+        assert await names(ContentKind.LOGISTICS) == {"syllabus.md", "old.md"}, mode
+        assert await names(None) == {"notes.md", "syllabus.md", "old.md"}, mode

@@ -212,3 +212,34 @@ async def test_a_legacy_index_reindexed_with_the_fast_model_answers_again(
     )
     assert hits[0].chunk.file_name == "exam.md"
     await index.close()
+
+
+async def test_reindex_classifies_chunks_stored_before_content_kinds(tmp_path: Path) -> None:
+    index = await opened("edge", tmp_path, HashEmbedder.dimensions, None)
+    texts = {
+        1: ("The final exam is on 14 December at 9:00 in room B204.", "Dates", "logistics"),
+        2: ("We define the derivative f'(a) = lim_{h->0} (f(a+h) - f(a))/h.", "Notes", None),
+    }
+    await index.upsert(
+        [
+            models.PointStruct(
+                id=n,
+                vector={f.DENSE: [0.0] * (HashEmbedder.dimensions - 1) + [1.0]},
+                payload={
+                    f.COURSE_ID: "algebra",
+                    f.DOCUMENT_ID: f"algebra/{section}",
+                    f.SECTION: section,
+                    f.TEXT: text,
+                    **({f.CONTENT_KIND: kind} if kind else {}),
+                },
+            )
+            for n, (text, section, kind) in texts.items()
+        ]
+    )
+    new = SaltedEmbedder()
+    report = await reindex_course(index, new, new.identity, "algebra")
+    assert report.classified == 1
+    points, _ = await index.client.scroll(COLLECTION, limit=5, with_payload=True)
+    kinds = {point.id: (point.payload or {}).get(f.CONTENT_KIND) for point in points}
+    assert kinds == {1: "logistics", 2: "teaching"}
+    await index.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from core.content_kind import ContentKind
 from core.index import fields as f
 from core.index.payload import ChunkPayload, ChunkRecord, DocumentSummary
 
@@ -75,3 +76,20 @@ def test_attributes_cannot_override_the_tenant_fields() -> None:
     assert stored[f.VISIBILITY] == "private"
     assert stored[f.COURSE_ID] == "math101"
     assert stored["extra"] == "kept"
+
+
+def test_a_chunks_content_kind_reads_back_and_an_unclassified_one_is_read_from_its_text() -> None:
+    stored = payload(content_kind=ContentKind.TEACHING).to_payload()
+    assert ChunkRecord.from_payload("p", stored).content is ContentKind.TEACHING
+    # Stored before chunks were classified: no field, classified from the text when read.
+    old = payload(
+        text="| Week | Topic | Due |\n| 1 | Limits | Homework 1, Friday 23:59 |",
+        section="Weekly Schedule",
+    ).to_payload()
+    assert f.CONTENT_KIND not in old
+    record = ChunkRecord.from_payload("p", old)
+    assert record.content_kind is ContentKind.UNKNOWN
+    assert record.content is ContentKind.LOGISTICS and not record.teaches
+    assert ChunkRecord.from_payload("p", {**old, f.CONTENT_KIND: "gossip"}).content_kind is (
+        ContentKind.UNKNOWN
+    )
