@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from core.catalog.rules import MAX_AHEAD
 from core.context import Role
 from core.errors import BadInputError
 from core.reading_profiles import Profile
@@ -643,6 +644,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 "to see yours)", rest=True,
                 metavar="[semester N] [passed CODE,CODE] [failed CODE] | clear"),),
         private=True, confidential="your passed and failed courses",
+    ),
+    CommandSpec(
+        "advising", "rules of the course its documents don't state: `/advising ahead N`",
+        lambda d, c: d.catalog.advising(c.context, c.args.number("ahead")),
+        (Option("ahead", "how many courses of the next semester a student may take ahead in "
+                "a semester (0: none); leave out to see the rules", Kind.INTEGER, keyword=True,
+                low=0, high=MAX_AHEAD, metavar="N"),),
+        Role.INSTRUCTOR, private=True,
+        misuse=f"Usage: /advising, or /advising ahead N (N from 0 to {MAX_AHEAD}).",
     ),
     CommandSpec(
         "answer", "answer the current step of your exercise",

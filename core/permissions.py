@@ -24,6 +24,7 @@ class Action(StrEnum):
     BIND = "bind this chat to a course"
     MANAGE_STAFF = "grant or revoke course roles"
     MANAGE_COURSE = "change who may join the course"
+    SET_ADVISING = "set the course's advising rules"
 
 
 REQUIRED_ROLE: dict[Action, Role] = {
@@ -33,6 +34,7 @@ REQUIRED_ROLE: dict[Action, Role] = {
     Action.BIND: Role.INSTRUCTOR,
     Action.MANAGE_STAFF: Role.INSTRUCTOR,
     Action.MANAGE_COURSE: Role.INSTRUCTOR,
+    Action.SET_ADVISING: Role.INSTRUCTOR,
 }
 
 # An instructor may do whatever a moderator may.

@@ -4,7 +4,7 @@ document (replaced with it, removed with it); private notes never feed the catal
 
 from __future__ import annotations
 
-from core.catalog import CourseFact, SourceTable, extract_facts
+from core.catalog import CourseFact, OutcomeFact, SourceTable, extract_facts, extract_outcomes
 from ingestion.chunking import section_label
 from ingestion.documents import BlockKind, LoadedDocument
 
@@ -13,7 +13,33 @@ _VERSION_TEXTS = 20
 
 
 def course_facts(document: LoadedDocument, document_id: str) -> list[CourseFact]:
-    tables = [
+    tables = _tables(document)
+    if not tables:
+        return []
+    return extract_facts(
+        tables, file_name=document.file_name, document_id=document_id, title=document.title,
+        texts=_texts(document),
+    )  # fmt: skip
+
+
+def course_outcomes(document: LoadedDocument, document_id: str) -> list[OutcomeFact]:
+    """The document's learning outcomes and outcome maps (PLOs, CLO-to-PLO tables)."""
+    tables = _tables(document)
+    if not tables:
+        return []
+    return extract_outcomes(
+        tables, file_name=document.file_name, document_id=document_id, title=document.title,
+        texts=_texts(document),
+    )  # fmt: skip
+
+
+def _texts(document: LoadedDocument) -> tuple[str, ...]:
+    texts = tuple(b.text for b in document.blocks if b.kind is not BlockKind.TABLE)
+    return texts[:_VERSION_TEXTS]
+
+
+def _tables(document: LoadedDocument) -> list[SourceTable]:
+    return [
         SourceTable(
             header=block.table.header,
             rows=block.table.rows,
@@ -23,13 +49,3 @@ def course_facts(document: LoadedDocument, document_id: str) -> list[CourseFact]
         for block in document.blocks
         if block.kind is BlockKind.TABLE and block.table is not None
     ]
-    if not tables:
-        return []
-    texts = tuple(b.text for b in document.blocks if b.kind is not BlockKind.TABLE)
-    return extract_facts(
-        tables,
-        file_name=document.file_name,
-        document_id=document_id,
-        title=document.title,
-        texts=texts[:_VERSION_TEXTS],
-    )

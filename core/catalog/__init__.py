@@ -3,9 +3,18 @@ tables at ingestion, stored with their source, and the chat's deterministic answ
 (`/prereq`, `/courseinfo`, `/cantake`, `/profile`, catalog questions)."""
 
 from core.catalog.desk import CatalogDesk
-from core.catalog.extract import CourseFact, DocumentVersion, SourceTable, extract_facts
+from core.catalog.extract import (
+    CourseFact,
+    DocumentVersion,
+    OutcomeFact,
+    OutcomeKind,
+    SourceTable,
+    extract_facts,
+    extract_outcomes,
+)
 from core.catalog.graph import Catalog, Course, Outcome, Resolution
 from core.catalog.profile import StudentProfile
+from core.catalog.rules import CourseRules
 from core.catalog.store import CatalogStore
 
 __all__ = [
@@ -14,10 +23,14 @@ __all__ = [
     "CatalogStore",
     "Course",
     "CourseFact",
+    "CourseRules",
     "DocumentVersion",
     "Outcome",
+    "OutcomeFact",
+    "OutcomeKind",
     "Resolution",
     "SourceTable",
     "StudentProfile",
     "extract_facts",
+    "extract_outcomes",
 ]

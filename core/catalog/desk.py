@@ -5,20 +5,23 @@ tables with their citations. Every reply names the version its facts come from."
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import structlog
 
+from core.catalog.advisor import Advisor
+from core.catalog.cited import Cited
 from core.catalog.codes import Kind, Prerequisites, Requirement
-from core.catalog.extract import CourseFact
+from core.catalog.extract import CourseFact, OutcomeFact
 from core.catalog.graph import Catalog, Course, Eligibility, Outcome
 from core.catalog.intent import Asked, CatalogQuestion, asks_catalog, carried_over, read_question
 from core.catalog.profile import PROFILE_USAGE, StudentProfile, parse_profile
+from core.catalog.rules import CourseRules
 from core.catalog.store import CatalogStore
 from core.context import Context
 from core.course_codes import code_key, is_code
 from core.errors import BadInputError
-from core.replies import Answer, Citation, Notice
+from core.permissions import Action, require
+from core.replies import Answer, Notice
 from core.visibility import reads_alone
 
 NO_CATALOG = (
@@ -29,32 +32,13 @@ NO_PROFILE = (
     "I don't know which courses you passed: tell me with "
     "/profile semester N passed CODE,CODE failed CODE."
 )
+NO_PROFILE_HERE = (
+    "What you can take depends on your record, which I only read where you alone see the "
+    "reply: ask me in a direct message (after /profile semester N passed CODE,CODE)."
+)
 MAX_CANDIDATES = 8
 
 log = structlog.get_logger(__name__)
-
-
-@dataclass(slots=True)
-class _Cited:
-    """Citations in order of first use; `mark` gives a fact's `[n]`."""
-
-    citations: list[Citation] = field(default_factory=list)
-
-    def mark(self, fact: CourseFact | None) -> str:
-        if fact is None:
-            return ""
-        citation = Citation(
-            file_name=fact.file_name,
-            page=fact.page,
-            section=fact.section or None,
-            document_id=fact.document_id,
-        )
-        if citation not in self.citations:
-            self.citations.append(citation)
-        return f" [{self.citations.index(citation) + 1}]"
-
-    def answer(self, lines: Sequence[str]) -> Answer:
-        return Answer(text="\n".join(lines), citations=tuple(self.citations))
 
 
 class CatalogDesk:
@@ -68,7 +52,7 @@ class CatalogDesk:
 
     async def prereq(self, ctx: Context, argument: str) -> Answer:
         catalog, course = await self._course(ctx, argument, "/prereq CODE")
-        cited = _Cited()
+        cited = Cited()
         lines = [
             *self._chain_lines(catalog, course, cited),
             *self._unlock_lines(catalog, course, cited),
@@ -77,13 +61,13 @@ class CatalogDesk:
 
     async def courseinfo(self, ctx: Context, argument: str) -> Answer:
         catalog, course = await self._course(ctx, argument, "/courseinfo CODE")
-        cited = _Cited()
+        cited = Cited()
         return cited.answer(self._info_lines(catalog, course, cited, credits=True, semester=True))
 
     async def cantake(self, ctx: Context, argument: str) -> Answer:
         catalog, course = await self._course(ctx, argument, "/cantake CODE")
         profile = await self._store.profile(ctx.course_id, ctx.user_id)
-        cited = _Cited()
+        cited = Cited()
         return cited.answer(self._can_take_lines(catalog, course, profile, cited))
 
     async def profile(self, ctx: Context, argument: str) -> Notice:
@@ -97,6 +81,19 @@ class CatalogDesk:
         if updated.empty:
             return Notice(f"Your profile in '{ctx.course_id}' is cleared.")
         return Notice("Saved. " + self._profile_text(catalog, updated, ctx.course_id))
+
+    async def advising(self, ctx: Context, ahead: int | None) -> Notice:
+        """`/advising [ahead N]`: the course's own rules, which its documents do not state
+        and every answer using them names as the course's."""
+        require(ctx, Action.SET_ADVISING)
+        rules = await self._store.rules(ctx.course_id)
+        if ahead is not None:
+            rules = CourseRules(ahead_limit=ahead)
+            await self._store.save_rules(ctx.course_id, rules, ctx.user_id)
+            return Notice(f"Saved: in '{ctx.course_id}', {rules.describe()}. Answers about "
+                          "taking a course early name this as the course's rule.")  # fmt: skip
+        return Notice(f"The rules of '{ctx.course_id}': {rules.describe()}. "
+                      "Set one with /advising ahead N.")  # fmt: skip
 
     # Questions in plain words -----------------------------------------------------------------
 
@@ -115,9 +112,17 @@ class CatalogDesk:
             profile = None
             # A profile holds failed courses: it answers only where the asker alone reads the
             # reply (a group gets the requirements; /cantake replies privately).
-            wants_profile = asked is not None and asked.asked & {Asked.CAN_TAKE, Asked.BLOCKED}
+            wants_profile = asked is not None and asked.asked & {
+                Asked.CAN_TAKE, Asked.BLOCKED, Asked.TAKE_NEXT,
+            }  # fmt: skip
             if wants_profile and reads_alone(ctx):
                 profile = await self._store.profile(ctx.course_id, ctx.user_id)
+            outcomes: list[OutcomeFact] = []
+            if asked is not None and Asked.OUTCOMES in asked.asked:
+                outcomes = await self._store.outcomes(ctx.course_id)
+            rules = CourseRules()
+            if asked is not None and Asked.AHEAD in asked.asked:
+                rules = await self._store.rules(ctx.course_id)
         except Exception as error:
             # The material can still answer while the database is down: retrieval needs none.
             log.warning("catalog unavailable, answering from retrieval", error=type(error).__name__)
@@ -132,20 +137,63 @@ class CatalogDesk:
                 return Answer(text=_no_curriculum(catalog, asked.intake))
             catalog = of_intake
             asked = read_question(question, catalog, earlier) or asked
-        cited = _Cited()
-        return cited.answer(self._question_lines(catalog, asked, profile, cited))
+        cited = Cited()
+        advisor = Advisor(catalog, outcomes, cited, intake=asked.intake, rules=rules)
+        lines = self._advice(advisor, asked, question, profile, reads_alone(ctx))
+        if lines is None:
+            lines = self._question_lines(catalog, asked, profile, cited)
+            if Asked.GROUPS in asked.asked and asked.courses:
+                # "Do the combo courses X and Y need prereqs?": the courses, then their combos.
+                lines.extend(advisor.groups(question, asked.courses))
+        return cited.answer(lines) if lines else None
+
+    def _advice(
+        self,
+        advisor: Advisor,
+        asked: CatalogQuestion,
+        question: str,
+        profile: StudentProfile | None,
+        alone: bool,
+    ) -> list[str] | None:
+        """The programme advisor's answer, in the order of `core.catalog.intent`'s table;
+        None leaves the question to the course answers."""
+        wants, courses = asked.asked, asked.courses
+        if Asked.BLOCKED in wants:
+            return None
+        if Asked.AHEAD in wants and courses:
+            return advisor.ahead(courses[0])
+        if Asked.TAKE_NEXT in wants and not courses:
+            if profile is None or profile.empty:
+                return [NO_PROFILE if alone else NO_PROFILE_HERE]
+            return advisor.take_next(profile)
+        if Asked.CAN_TAKE in wants:
+            return None if courses else []
+        if Asked.OUTCOMES in wants:
+            return advisor.outcomes(question, courses)
+        course_asks = {Asked.PREREQUISITES, Asked.UNLOCKS, Asked.CREDITS, Asked.SEMESTER}
+        if Asked.GROUPS in wants and not (courses and wants & course_asks):
+            return advisor.groups(question, courses)
+        if courses:
+            return None
+        if Asked.SEMESTER_COURSES in wants and asked.semester is not None:
+            return advisor.semester_courses(asked.semester)
+        if Asked.GRADUATION in wants:
+            return advisor.graduation()
+        return []
 
     def _question_lines(
         self,
         catalog: Catalog,
         asked: CatalogQuestion,
         profile: StudentProfile | None,
-        cited: _Cited,
+        cited: Cited,
     ) -> list[str]:
         courses = asked.courses
         if Asked.BLOCKED in asked.asked:
-            semester = asked.semester or (profile.semester if profile else None)
-            return self._blocked_lines(catalog, courses, semester, cited)
+            semesters = asked.semesters or (
+                (profile.semester,) if profile and profile.semester is not None else ()
+            )
+            return self._blocked_lines(catalog, courses, semesters, cited)
         if Asked.CAN_TAKE in asked.asked:
             # "Can I take X before doing Y?": X is the course asked about.
             return self._can_take_lines(catalog, courses[0], profile, cited)
@@ -157,6 +205,7 @@ class CatalogDesk:
         for course in courses:
             if Asked.PREREQUISITES in asked.asked:
                 lines.extend(self._chain_lines(catalog, course, cited))
+                lines.extend(self._plan_line(catalog, course, cited))
             if Asked.UNLOCKS in asked.asked:
                 lines.extend(self._unlock_lines(catalog, course, cited))
             if asked.asked & {Asked.CREDITS, Asked.SEMESTER}:
@@ -171,7 +220,20 @@ class CatalogDesk:
                         intake=asked.intake,
                     )
                 )
+        if Asked.CREDITS in asked.asked and len(courses) > 1:
+            stated = [f.credits for c in courses if (f := c.newest("credits")) and f.credits]
+            if len(stated) == len(courses):
+                lines.append(f"In total: {_number(sum(stated))} credits for these {len(courses)} "
+                             "courses.")  # fmt: skip
         return lines
+
+    def _plan_line(self, catalog: Catalog, course: Course, cited: Cited) -> list[str]:
+        """Where the course sits in the current plan: its semester and credits."""
+        row = catalog.plan_row(course)
+        if row is None or row.semester is None:
+            return []
+        return [f"It is a semester-{row.semester} course of {row.version.label or row.file_name}, "
+                f"{_number(row.credits)} credits{cited.mark(row)}."]  # fmt: skip
 
     # The words of each answer -------------------------------------------------------------------
 
@@ -183,7 +245,7 @@ class CatalogDesk:
             raise BadInputError(NO_CATALOG)
         return catalog, _resolved(catalog, argument)
 
-    def _chain_lines(self, catalog: Catalog, course: Course, cited: _Cited) -> list[str]:
+    def _chain_lines(self, catalog: Catalog, course: Course, cited: Cited) -> list[str]:
         prerequisites, source = course.prerequisites()
         head = f"{_title(course)}: {_needs(prerequisites)}{cited.mark(source)}{_version(source)}."
         lines = [head, *_notes(prerequisites)]
@@ -203,7 +265,7 @@ class CatalogDesk:
                 lines.append(f"{indent}- {shown} {target.name}: {_needs(needs)}{cited.mark(fact)}")
         return lines
 
-    def _unlock_lines(self, catalog: Catalog, course: Course, cited: _Cited) -> list[str]:
+    def _unlock_lines(self, catalog: Catalog, course: Course, cited: Cited) -> list[str]:
         unlocked = _in_plan_order(catalog, catalog.unlocks(course))
         plan = catalog.current_plan()
         inside = [c for c in unlocked if catalog.in_plan(c, plan)]
@@ -232,7 +294,7 @@ class CatalogDesk:
         self,
         catalog: Catalog,
         course: Course,
-        cited: _Cited,
+        cited: Cited,
         *,
         credits: bool,
         semester: bool,
@@ -261,8 +323,12 @@ class CatalogDesk:
             lines.append(f"Stated in: {sources}")
         return lines
 
-    def _semester(self, catalog: Catalog, course: Course, cited: _Cited, intake: int | None) -> str:
+    def _semester(self, catalog: Catalog, course: Course, cited: Cited, intake: int | None) -> str:
         row = catalog.plan_row(course, intake) or catalog.plan_row(course)
+        grouped = next((f for f in course.facts if f.group and f.semester is not None), None)
+        if (row is None or row.semester is None) and grouped is not None:
+            return (f"{grouped.semester}, as a course of {grouped.group} "
+                    f"({grouped.file_name}){cited.mark(grouped)}")  # fmt: skip
         if row is None or row.semester is None:
             if intake is not None and catalog.current_plan(intake) is not None:
                 return f"not in {_plan_label(catalog, catalog.current_plan(intake))}"
@@ -289,13 +355,14 @@ class CatalogDesk:
         catalog: Catalog,
         course: Course,
         profile: StudentProfile | None,
-        cited: _Cited,
+        cited: Cited,
     ) -> list[str]:
         if profile is None or profile.empty:
             needs, fact = course.prerequisites()
             return [
                 f"{_title(course)} requires: {_needs(needs)}{cited.mark(fact)}{_version(fact)}.",
                 *_notes(needs),
+                *self._plan_line(catalog, course, cited),
                 NO_PROFILE,
             ]
         eligibility = catalog.eligibility(course, profile.passed)
@@ -331,7 +398,7 @@ class CatalogDesk:
         catalog: Catalog,
         eligibility: Eligibility,
         profile: StudentProfile,
-        cited: _Cited,
+        cited: Cited,
     ) -> list[str]:
         lines: list[str] = []
         seen: set[str] = set()
@@ -359,45 +426,75 @@ class CatalogDesk:
         self,
         catalog: Catalog,
         failed: Sequence[Course],
-        semester: int | None,
-        cited: _Cited,
+        semesters: Sequence[int],
+        cited: Cited,
     ) -> list[str]:
+        """What the failed courses close: in the semesters asked about first (the failed
+        courses' own semesters are when they were failed, not what is asked), with the
+        courses of those semesters that stay open, then further on, then outside the plan."""
         plan = catalog.current_plan()
-        blocked = [
-            c
-            for c in _in_plan_order(catalog, catalog.blocked_by([c.code for c in failed]))
-            if catalog.in_plan(c, plan) or plan is None
-        ]
-        if semester is not None:
-            blocked = [
-                c for c in blocked if (row := catalog.plan_row(c)) and row.semester == semester
-            ]
-        codes = ", ".join(c.code for c in failed)
-        where = f"semester {semester} of " if semester is not None else ""
         plan_name = _plan_label(catalog, plan) if plan else "the catalog"
-        if not blocked:
-            return [f"Failing {codes} blocks nothing in {where}{plan_name}."]
-        lines = [f"With {codes} not passed, you cannot take these courses in {where}{plan_name}:"]
-        for course in blocked:
-            needs, fact = course.prerequisites()
-            lines.append(f"- {_title(course)}: requires {_needs(needs)}{cited.mark(fact)}")
-        if semester is not None and plan is not None:
-            others = sorted(
+        codes = ", ".join(c.code for c in failed)
+        own = {r.semester for c in failed if (r := catalog.plan_row(c)) is not None}
+        # "Failed X in sem 2, is anything later blocked?": sem 2 is when, the whole plan what.
+        in_plan = {r.semester for c in catalog.courses() if (r := catalog.plan_row(c))}
+        focus = [s for s in semesters if s not in own and s in in_plan]
+        blocked = _in_plan_order(catalog, catalog.blocked_by([c.code for c in failed]))
+        inside = [c for c in blocked if plan is None or catalog.in_plan(c, plan)]
+        outside = [c for c in blocked if c not in inside]
+        focused = [c for c in inside if _semester_of(catalog, c) in focus] if focus else inside
+        later = [c for c in inside if c not in focused]
+        where = f"{_semesters_text(focus)} of " if focus else ""
+        lines = []
+        if focused:
+            lines.append(f"With {codes} not passed, you cannot take these courses in {where}"
+                         f"{plan_name}:")  # fmt: skip
+            lines.extend(self._blocked_line(catalog, c, cited) for c in focused)
+        else:
+            lines.append(f"Failing {codes} blocks nothing in {where}{plan_name}.")
+        for semester in focus if len(focus) <= 2 and plan is not None else ():
+            others = [
                 c.code
-                for c in catalog.courses()
-                if c not in blocked
-                and c not in failed
-                and (row := catalog.plan_row(c)) is not None
-                and row.document_id == plan
-                and row.semester == semester
-            )
+                for c in _in_plan_order(catalog, catalog.courses())
+                if c not in focused and c not in failed and catalog.in_plan(c, plan)
+                and _semester_of(catalog, c) == semester
+            ]  # fmt: skip
             if others:
-                listed = ", ".join(others)
-                lines.append(f"The other semester-{semester} courses ({listed}) don't need it.")
+                lines.append(f"The other semester-{semester} courses ({', '.join(others)}) "
+                             "don't need it.")  # fmt: skip
+        if later:
+            lead = "Further on, also closed" if focus and focused else "Elsewhere in the plan"
+            lines.append(f"{lead}:")
+            lines.extend(self._blocked_line(catalog, c, cited) for c in later)
+        if outside:
+            lines.append(
+                "Outside the curriculum (a combo's or another plan's course), also closed:"
+            )
+            lines.extend(self._blocked_line(catalog, c, cited) for c in outside)
+        if not blocked:
+            for course in failed:
+                row = catalog.plan_row(course)
+                if row is not None and row.semester is not None:
+                    lines.append(
+                        f"No course lists {course.code} as a prerequisite; it is still a "
+                        f"semester-{row.semester}, {_number(row.credits)}-credit course of "
+                        f"{row.version.label or row.file_name}{cited.mark(row)}, to pass "
+                        "before you graduate."
+                    )
         return lines
 
+    def _blocked_line(self, catalog: Catalog, course: Course, cited: Cited) -> str:
+        needs, fact = course.prerequisites()
+        semester = _semester_of(catalog, course)
+        credits = course.newest("credits")
+        when = f", semester {semester}" if semester is not None else ""
+        when += f", {_number(credits.credits)} credits" if credits is not None else ""
+        group = next((f.group for f in course.facts if f.group), "")
+        where = f", in {group}" if group and semester is None else ""
+        return f"- {_title(course)}{when}{where}: requires {_needs(needs)}{cited.mark(fact)}"
+
     def _between_lines(
-        self, catalog: Catalog, first: Course, second: Course, cited: _Cited
+        self, catalog: Catalog, first: Course, second: Course, cited: Cited
     ) -> list[str]:
         """The chain from a lower course up to a higher one, when one leads to the other."""
         for low, high in ((first, second), (second, first)):
@@ -482,6 +579,20 @@ def _in_plan_order(catalog: Catalog, courses: Sequence[Course]) -> list[Course]:
     return sorted(courses, key=order)
 
 
+def _semester_of(catalog: Catalog, course: Course) -> int | None:
+    row = catalog.plan_row(course)
+    return row.semester if row is not None else None
+
+
+def _semesters_text(semesters: Sequence[int]) -> str:
+    ordered = sorted(set(semesters))
+    if len(ordered) > 2 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"semesters {ordered[0]}-{ordered[-1]}"
+    if len(ordered) == 1:
+        return f"semester {ordered[0]}"
+    return "semesters " + ", ".join(map(str, ordered))
+
+
 def _title(course: Course) -> str:
     return f"{course.code} ({course.name})" if course.name else course.code
 
@@ -514,7 +625,7 @@ def _plan_label(catalog: Catalog, document_id: str | None) -> str:
     return "the catalog"
 
 
-def _unlocked(course: Course, cited: _Cited) -> str:
+def _unlocked(course: Course, cited: Cited) -> str:
     needs, fact = course.prerequisites()
     return f"{_title(course)}, which needs {_needs(needs)}{cited.mark(fact)}"
 

@@ -4,8 +4,15 @@ A table is a course table by its columns, not by the file it is in: a code colum
 column, and at least one of credits, semester or prerequisites (a curriculum's "Curriculum
 details"). A two- or three-column key/value table with the same keys (a syllabus's "General
 information": Subject Code, Syllabus English, NoCredit, Pre-Requisite) gives one course.
+A table of codes and names alone under a heading (a combo's, a specialisation's course
+list) gives courses of that group, with the semester the document's key/value table states.
 The document's version (a curriculum code with its intake, a decision date) is read from the
-same tables and the title, so several versions of a course can be told apart."""
+same tables and the title, so several versions of a course can be told apart.
+
+Learning-outcome tables are read too (`extract_outcomes`): a list of outcomes (an id such as
+"PLO5" or "BIT_AI_PO1" beside its description) and a map from outcomes to outcomes (a
+syllabus's CLOs to PLOs, a curriculum's PLOs to POs, ticked cells), with how many columns the
+map has: syllabi of one programme do not all number their PLOs alike."""
 
 from __future__ import annotations
 
@@ -13,6 +20,7 @@ import datetime
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from enum import StrEnum
 
 from core.course_codes import first_intake, looks_like_code_cell
 from core.text import fold
@@ -59,6 +67,36 @@ class CourseFact:
     version: DocumentVersion = DocumentVersion()
     in_plan: bool = False
     ordinal: int = 0
+    # The heading of a course list without plan columns ("AI17_COM1: Topic on Applied Data
+    # Science"): the group (combo, specialisation) the course is offered in.
+    group: str = ""
+    # What the course is about, when a key/value table says ("Description").
+    description: str = ""
+
+
+class OutcomeKind(StrEnum):
+    STATED = "stated"  # an outcome and its text
+    MAPPED = "mapped"  # an outcome and the outcomes its row ticks
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeFact:
+    """One row of a learning-outcome table. STATED: `code` ("PLO5") and its `text`. MAPPED:
+    `code` ("CLO2", or "PLO5" in a PLO-to-PO map) ticks `targets`, out of `columns` target
+    columns. `course` is the code of the syllabus's course (empty in a curriculum)."""
+
+    kind: OutcomeKind
+    code: str
+    file_name: str
+    document_id: str
+    text: str = ""
+    targets: tuple[str, ...] = ()
+    columns: int = 0
+    course: str = ""
+    section: str = ""
+    page: int | None = None
+    version: DocumentVersion = DocumentVersion()
+    ordinal: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +118,11 @@ def extract_facts(
 ) -> list[CourseFact]:
     """Every course row of the document's course tables, in reading order."""
     version = document_version(tables, file_name=file_name, title=title, texts=texts)
+    semester = _document_semester(tables)
     facts: list[CourseFact] = []
     for table in tables:
-        for fact in _row_table(table) or _key_value_table(table):
+        found = _row_table(table) or _key_value_table(table) or _listing(table, semester)
+        for fact in found:
             facts.append(_with(fact, file_name, document_id, table, version, ordinal=len(facts)))
     return facts
 
@@ -109,6 +149,8 @@ def _with(
         version=version,
         in_plan=fact.in_plan,
         ordinal=ordinal,
+        group=fact.group,
+        description=fact.description,
     )
 
 
@@ -138,7 +180,8 @@ def _is_prerequisites(name: str) -> bool:
     return "prereq" in squeezed or "tien quyet" in name
 
 
-def _columns(header: tuple[str, ...]) -> _Columns | None:
+def _columns(header: tuple[str, ...], *, listing: bool = False) -> _Columns | None:
+    """A course table's columns; with `listing`, a code and a name are enough."""
     names = [_key(cell) for cell in header]
     code = next((i for i, n in enumerate(names) if n in _CODE_NAMES), None)
     name = next(
@@ -151,7 +194,7 @@ def _columns(header: tuple[str, ...]) -> _Columns | None:
         next((i for i, n in enumerate(names) if test(n)), None)
         for test in (_is_credits, _is_semester, _is_prerequisites)
     ]
-    if all(index is None for index in found):
+    if all(index is None for index in found) != listing:
         return None
     return _Columns(code, name, *found)
 
@@ -198,6 +241,7 @@ def _key_value_table(table: SourceTable) -> list[CourseFact]:
     if credits is None and semester is None and prerequisites is None:
         return []
     aliases = tuple(dict.fromkeys(a for n in names for a in _aliases(n)))
+    description = next((v for k, v in pairs.items() if k == "description"), "")
     return [
         CourseFact(
             code=code,
@@ -208,8 +252,46 @@ def _key_value_table(table: SourceTable) -> list[CourseFact]:
             credits=_number(credits or ""),
             semester=_integer(semester or ""),
             prerequisites=prerequisites,
+            description=_plain(description),
         )
     ]
+
+
+def _listing(table: SourceTable, semester: int | None) -> list[CourseFact]:
+    """A list of courses (codes and names, no plan columns) under its heading: the group's
+    courses, in the semester the document states."""
+    columns = _columns(table.header, listing=True)
+    if columns is None or not table.section.strip():
+        return []
+    facts = []
+    for row in table.rows:
+        cell = _cell_of(row)
+        code = cell(columns.code)
+        if not looks_like_code_cell(code) or _key(code) in _CODE_NAMES:
+            continue
+        name = cell(columns.name)
+        facts.append(
+            CourseFact(
+                code=code, name=_english(name), file_name="", document_id="",
+                aliases=_aliases(name), semester=semester, group=table.section.strip(),
+            )
+        )  # fmt: skip
+    return facts
+
+
+def _document_semester(tables: list[SourceTable]) -> int | None:
+    """The semester a document's key/value table states ("Semester: 5")."""
+    for table in tables:
+        if 2 <= len(table.header) <= 3:
+            for key, value in _pairs(table).items():
+                if _is_semester(key) and (number := _integer(value)) is not None:
+                    return number
+    return None
+
+
+def _plain(text: str) -> str:
+    """A cell's text without the HTML line breaks some exports put in."""
+    return " ".join(re.sub(r"</?br\s*/?>", " ", text, flags=re.IGNORECASE).split())
 
 
 def _pairs(table: SourceTable) -> dict[str, str]:
@@ -291,3 +373,105 @@ def _date(text: str) -> date | None:
         except ValueError:
             return None
     return None
+
+
+# An outcome's id: "PLO5", "CLO12", "PO1", "BIT_AI_PO1", "LO3", "SO2a".
+_OUTCOME = re.compile(r"(?:[A-Za-z][A-Za-z0-9]*_)*[A-Z]{0,3}L?O\d{1,2}[a-z]?")
+_TICKED = {"yes", "y", "x", "v", "1", "true", "✓", "✔", "•", "*"}
+
+
+def is_outcome_code(text: str) -> bool:
+    return bool(_OUTCOME.fullmatch(text.strip()))
+
+
+def extract_outcomes(
+    tables: list[SourceTable],
+    *,
+    file_name: str,
+    document_id: str,
+    title: str = "",
+    texts: tuple[str, ...] = (),
+) -> list[OutcomeFact]:
+    """Every outcome stated and every row of an outcome map in the document, in reading
+    order; a syllabus's rows carry its course code."""
+    version = document_version(tables, file_name=file_name, title=title, texts=texts)
+    course = next((f.code for t in tables for f in _key_value_table(t)), "")
+    found: list[OutcomeFact] = []
+    for table in tables:
+        for fact in _outcome_map(table) or _outcome_list(table):
+            found.append(
+                OutcomeFact(
+                    kind=fact.kind, code=fact.code, file_name=file_name,
+                    document_id=document_id, text=fact.text, targets=fact.targets,
+                    columns=fact.columns, course=course, section=table.section,
+                    page=table.page, version=version, ordinal=len(found),
+                )
+            )  # fmt: skip
+    return found
+
+
+def _outcome_map(table: SourceTable) -> list[OutcomeFact]:
+    """A map: outcome ids across the header (two or more), one outcome per row, ticks."""
+    targets = [(i, cell.strip()) for i, cell in enumerate(table.header) if is_outcome_code(cell)]
+    if len(targets) < 2 or targets[0][0] == 0:
+        return []
+    rows = []
+    for row in table.rows:
+        code = row[0].strip() if row else ""
+        if not is_outcome_code(code):
+            continue
+        ticked = tuple(
+            name for i, name in targets if i < len(row) and fold(row[i]).strip() in _TICKED
+        )
+        rows.append(
+            OutcomeFact(
+                kind=OutcomeKind.MAPPED, code=code, file_name="", document_id="",
+                targets=ticked, columns=len(targets),
+            )
+        )  # fmt: skip
+    return rows
+
+
+def _outcome_list(table: SourceTable) -> list[OutcomeFact]:
+    """A list: a column of outcome ids (every filled cell one) beside a longer text."""
+    columns = len(table.header)
+    if columns < 2 or not table.rows:
+        return []
+    for index in range(columns):
+        cells = [row[index].strip() for row in table.rows if index < len(row)]
+        filled = [c for c in cells if c]
+        # Each outcome once: a sessions table repeats the CLO each session serves.
+        if not filled or not all(map(is_outcome_code, filled)) or len(set(filled)) < len(filled):
+            continue
+        text_at = _description_column(table, index)
+        if text_at is None:
+            continue
+        return [
+            OutcomeFact(
+                kind=OutcomeKind.STATED, code=row[index].strip(), file_name="",
+                document_id="", text=_plain(row[text_at]),
+            )
+            for row in table.rows
+            if len(row) > text_at and row[index].strip() and row[text_at].strip()
+        ]  # fmt: skip
+    return []
+
+
+def _description_column(table: SourceTable, beside: int) -> int | None:
+    """The column holding the outcomes' texts: named so, else the longest other column."""
+    names = [_key(cell) for cell in table.header]
+    named = [
+        i for i, n in enumerate(names)
+        if i != beside and any(w in n for w in ("description", "detail", "statement", "outcome"))
+    ]  # fmt: skip
+    if named:
+        return named[0]
+    lengths = {
+        i: sum(len(row[i]) for row in table.rows if i < len(row))
+        for i in range(len(table.header))
+        if i != beside
+    }
+    best = max(lengths, key=lengths.__getitem__, default=None)
+    if best is None or lengths[best] < 20 * len(table.rows):
+        return None
+    return best

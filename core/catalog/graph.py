@@ -155,7 +155,9 @@ class Catalog:
             key=lambda item: -len(item[0]),
         )
         for name, course in names:
-            match = re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", folded)
+            match = re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", folded) or (
+                _shortened(name).search(folded) if len(name.split()) >= 3 else None
+            )
             if match is None or any(s < match.end() and match.start() < e for s, e in taken):
                 continue
             if len({c.code for n, c in names if n == name}) > 1:
@@ -164,6 +166,26 @@ class Catalog:
             found.append((match.start(), course))
         ordered = [course for _, course in sorted(found, key=lambda item: item[0])]
         return list({c.code: c for c in ordered}.values())
+
+    def named_together(self, text: str) -> list[Course]:
+        """Courses named by what their names share before a number ("Physical Education"
+        for "Physical Education 1", "2" and "3"), when the text names no course itself."""
+        folded = fold(text)
+        stems: dict[str, dict[str, Course]] = {}
+        for course in self._courses.values():
+            for name in _names(course):
+                stem = _NUMBERED.sub("", name).strip()
+                if stem != name and len(stem) >= 6:
+                    stems.setdefault(stem, {})[course.code] = course
+        found = [
+            (match.start(), sorted(courses.values(), key=lambda c: c.code))
+            for stem, courses in stems.items()
+            if len(courses) > 1
+            and (match := re.search(rf"(?<![a-z0-9]){re.escape(stem)}(?![a-z0-9])", folded))
+        ]
+        if not found:
+            return []
+        return min(found, key=lambda item: item[0])[1]
 
     # Versions --------------------------------------------------------------------------------
 
@@ -185,6 +207,10 @@ class Catalog:
         return Catalog(
             f for c in self._courses.values() for f in c.facts if f.document_id not in others
         )
+
+    def plan_documents(self) -> list[str]:
+        """The curricula's document ids, newest first."""
+        return [document_id for document_id, _ in self._plans]
 
     def plan_labels(self) -> list[str]:
         """The curricula's names, newest first."""
@@ -297,6 +323,17 @@ class Catalog:
 def _newest_first(fact: CourseFact) -> tuple[object, ...]:
     day, intake = fact.version.key()
     return (-day.toordinal(), -intake, fact.file_name, fact.ordinal)
+
+
+# A name's number at its end ("Physical Education 3", "Elementary Japanese 1- A1.1").
+_NUMBERED = re.compile(r"(?:\s*[-:]?\s*(?:\d+|[ivx]+)\b[\w.\- ]*)$")
+
+
+def _shortened(name: str) -> re.Pattern[str]:
+    """A name typed with its long words cut ("intro to software engineering" for
+    "introduction to software engineering"): each word's first five letters or more."""
+    words = [re.escape(w[:5]) + (r"\w*" if len(w) > 5 else "") for w in name.split()]
+    return re.compile(r"(?<![a-z0-9])" + r"\s+".join(words) + r"(?![a-z0-9])")
 
 
 def _names(course: Course) -> set[str]:

@@ -1,5 +1,6 @@
-"""The catalog's tables: course facts as each document's tables state them (one row per
-source, replaced with the document), and each student's profile per course."""
+"""The catalog's tables: course facts and learning outcomes as each document's tables state
+them (one row per source, replaced with the document), each student's profile per course,
+and the academic rules a course's instructor sets that its documents do not state."""
 
 from __future__ import annotations
 
@@ -30,8 +31,41 @@ class CatalogCourseRow(Base):
     version_label: Mapped[str] = mapped_column(String, nullable=False)
     version_date: Mapped[date | None] = mapped_column(Date, nullable=True)
     version_intake: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    group_name: Mapped[str] = mapped_column(String, nullable=False, server_default="")
+    description: Mapped[str] = mapped_column(Text, nullable=False, server_default="")
 
     __table_args__ = (Index("ix_catalog_courses_course_id_code", "course_id", "code"),)
+
+
+class CatalogOutcomeRow(Base):
+    __tablename__ = "catalog_outcomes"
+
+    course_id: Mapped[str] = mapped_column(String, primary_key=True)
+    document_id: Mapped[str] = mapped_column(String, primary_key=True)
+    ordinal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String, nullable=False)
+    code: Mapped[str] = mapped_column(String, nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    targets: Mapped[list[str]] = mapped_column(JSON, nullable=False)
+    columns: Mapped[int] = mapped_column(Integer, nullable=False)
+    subject: Mapped[str] = mapped_column(String, nullable=False)
+    file_name: Mapped[str] = mapped_column(String, nullable=False)
+    section: Mapped[str] = mapped_column(String, nullable=False)
+    page: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    version_label: Mapped[str] = mapped_column(String, nullable=False)
+    version_date: Mapped[date | None] = mapped_column(Date, nullable=True)
+    version_intake: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class CatalogRulesRow(Base):
+    """A course's own academic rules, set by its instructor (None: not set)."""
+
+    __tablename__ = "catalog_rules"
+
+    course_id: Mapped[str] = mapped_column(String, primary_key=True)
+    ahead_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    set_by: Mapped[str] = mapped_column(String, nullable=False)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
 
 
 class StudentProfileRow(Base):

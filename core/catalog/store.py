@@ -1,5 +1,6 @@
-"""The catalog in the SQL database (SQLite or PostgreSQL): each document's course facts,
-replaced or removed with the document so nothing stale is left, and students' profiles."""
+"""The catalog in the SQL database (SQLite or PostgreSQL): each document's course facts and
+learning outcomes, replaced or removed with the document so nothing stale is left, students'
+profiles, and each course's own rules."""
 
 from __future__ import annotations
 
@@ -10,9 +11,15 @@ from typing import Any
 from sqlalchemy import Row, delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.catalog.extract import CourseFact, DocumentVersion
-from core.catalog.models import CatalogCourseRow, StudentProfileRow
+from core.catalog.extract import CourseFact, DocumentVersion, OutcomeFact, OutcomeKind
+from core.catalog.models import (
+    CatalogCourseRow,
+    CatalogOutcomeRow,
+    CatalogRulesRow,
+    StudentProfileRow,
+)
 from core.catalog.profile import StudentProfile
+from core.catalog.rules import CourseRules
 from core.database.upsert import upsert
 
 
@@ -21,20 +28,30 @@ class CatalogStore:
         self._engine = engine
 
     async def replace_document(
-        self, course_id: str, document_id: str, facts: Sequence[CourseFact]
+        self,
+        course_id: str,
+        document_id: str,
+        facts: Sequence[CourseFact],
+        outcomes: Sequence[OutcomeFact] = (),
     ) -> None:
-        """The document's facts become `facts` (none removes them), in one transaction."""
+        """The document's facts and outcomes become these (none removes them), in one
+        transaction."""
         async with self._engine.begin() as connection:
-            await connection.execute(
-                delete(CatalogCourseRow).where(
-                    CatalogCourseRow.course_id == course_id,
-                    CatalogCourseRow.document_id == document_id,
+            for table in (CatalogCourseRow, CatalogOutcomeRow):
+                await connection.execute(
+                    delete(table).where(
+                        table.course_id == course_id, table.document_id == document_id
+                    )
                 )
-            )
             if facts:
                 await connection.execute(
                     insert(CatalogCourseRow),
                     [_values(course_id, document_id, n, f) for n, f in enumerate(facts)],
+                )
+            if outcomes:
+                await connection.execute(
+                    insert(CatalogOutcomeRow),
+                    [_outcome_values(course_id, document_id, n, o) for n, o in enumerate(outcomes)],
                 )
 
     async def forget_document(self, course_id: str, document_id: str) -> None:
@@ -49,6 +66,34 @@ class CatalogStore:
         async with self._engine.connect() as connection:
             rows = (await connection.execute(statement)).all()
         return [_fact(row) for row in rows]
+
+    async def outcomes(self, course_id: str) -> list[OutcomeFact]:
+        statement = (
+            select(CatalogOutcomeRow)
+            .where(CatalogOutcomeRow.course_id == course_id)
+            .order_by(CatalogOutcomeRow.document_id, CatalogOutcomeRow.ordinal)
+        )
+        async with self._engine.connect() as connection:
+            rows = (await connection.execute(statement)).all()
+        return [_outcome(row) for row in rows]
+
+    async def rules(self, course_id: str) -> CourseRules:
+        statement = select(CatalogRulesRow).where(CatalogRulesRow.course_id == course_id)
+        async with self._engine.connect() as connection:
+            row = (await connection.execute(statement)).first()
+        return CourseRules() if row is None else CourseRules(ahead_limit=row.ahead_limit)
+
+    async def save_rules(self, course_id: str, rules: CourseRules, set_by: str) -> None:
+        values = {
+            "course_id": course_id,
+            "ahead_limit": rules.ahead_limit,
+            "set_by": set_by,
+            "updated_at": datetime.now(UTC),
+        }
+        async with self._engine.begin() as connection:
+            await connection.execute(
+                upsert(connection.dialect.name, CatalogRulesRow, values, ("course_id",))
+            )
 
     async def profile(self, course_id: str, user_id: str) -> StudentProfile | None:
         statement = select(StudentProfileRow).where(
@@ -101,7 +146,48 @@ def _values(course_id: str, document_id: str, ordinal: int, fact: CourseFact) ->
         "version_label": fact.version.label,
         "version_date": fact.version.date,
         "version_intake": fact.version.intake,
+        "group_name": fact.group,
+        "description": fact.description,
     }
+
+
+def _outcome_values(
+    course_id: str, document_id: str, ordinal: int, outcome: OutcomeFact
+) -> dict[str, object]:
+    return {
+        "course_id": course_id,
+        "document_id": document_id,
+        "ordinal": ordinal,
+        "kind": outcome.kind.value,
+        "code": outcome.code,
+        "text": outcome.text,
+        "targets": list(outcome.targets),
+        "columns": outcome.columns,
+        "subject": outcome.course,
+        "file_name": outcome.file_name,
+        "section": outcome.section,
+        "page": outcome.page,
+        "version_label": outcome.version.label,
+        "version_date": outcome.version.date,
+        "version_intake": outcome.version.intake,
+    }
+
+
+def _outcome(row: Row[Any]) -> OutcomeFact:
+    return OutcomeFact(
+        kind=OutcomeKind(row.kind),
+        code=row.code,
+        file_name=row.file_name,
+        document_id=row.document_id,
+        text=row.text,
+        targets=tuple(row.targets),
+        columns=row.columns,
+        course=row.subject,
+        section=row.section,
+        page=row.page,
+        version=DocumentVersion(row.version_date, row.version_intake, row.version_label),
+        ordinal=row.ordinal,
+    )
 
 
 def _fact(row: Row[Any]) -> CourseFact:
@@ -120,4 +206,6 @@ def _fact(row: Row[Any]) -> CourseFact:
         version=DocumentVersion(row.version_date, row.version_intake, row.version_label),
         in_plan=bool(row.in_plan),
         ordinal=row.ordinal,
+        group=row.group_name,
+        description=row.description,
     )

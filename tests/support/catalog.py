@@ -1,6 +1,8 @@
 """Course catalogs to test with: two curricula and a syllabus shaped like the fpt-bit-ai
-files (a "Curriculum details" table, a "General information" key/value table), a combo list
-that is no course table, read by the real Markdown loader."""
+files (a "Curriculum details" table, a "General information" key/value table), a combo's
+course lists (codes and names under a heading, the document's semester), and, for the
+advisor, outcome tables (PLO lists, a PLO-to-PO map, a syllabus's CLO-to-PLO map), read by
+the real Markdown loader. Codes and names are made up where the tests need no real ones."""
 
 from __future__ import annotations
 
@@ -8,10 +10,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from core.catalog import CatalogStore, CourseFact
+from core.catalog import CatalogStore, CourseFact, OutcomeFact
 from core.context import Context
 from core.database import create_engine, migrate
-from ingestion.catalog import course_facts
+from ingestion.catalog import course_facts, course_outcomes
 from ingestion.loaders.markdown import load_markdown
 
 COURSE = "bit-ai"
@@ -84,12 +86,27 @@ SYLLABUS_DAT301M = """# Syllabus: DAT301m
 | Convolutional Neural Networks in TensorFlow | Coursera | coursera.org |
 """
 
-# A combo list: codes and names, but no credits, semester or prerequisites: not a course table.
+# A combo list: codes and names under the combo's heading, in the semester the document states.
 COMBO = """# Pathway: AI17_COM_1
+
+## General information
+
+| Key         | Value              |
+|-------------|--------------------|
+| Description | Subject 1 of Combo |
+| Semester    | 5                  |
+
+## AI17_COM1: Topic on Applied Data Science
 
 | Subject Code | Syllabus Name | Note | IsActive | IsApproved | DecisionNo |
 |--------------|---------------|------|----------|------------|------------|
 | DSR301m | Applied Data Science with R | | yes | yes | 358/QĐ-ĐHFPT dated 04/03/2024 |
+
+## AI17_COM2.1: Topic on AI Applied research (Available: K18D - K19A)
+
+| Subject Code | Syllabus Name | Note | IsActive | IsApproved | DecisionNo |
+|--------------|---------------|------|----------|------------|------------|
+| TMG301 | Text Mining | | yes | yes | 765/QĐ-ĐHFPT dated 07/29/2024 |
 """
 
 DOCUMENTS = {
@@ -104,6 +121,12 @@ def facts_of(tmp_path: Path, file_name: str, text: str) -> list[CourseFact]:
     path = tmp_path / file_name
     path.write_text(text, encoding="utf-8")
     return course_facts(load_markdown(path, file_name), f"doc-{file_name}")
+
+
+def outcomes_of(tmp_path: Path, file_name: str, text: str) -> list[OutcomeFact]:
+    path = tmp_path / file_name
+    path.write_text(text, encoding="utf-8")
+    return course_outcomes(load_markdown(path, file_name), f"doc-{file_name}")
 
 
 def student(user: str = "console:alice") -> Context:

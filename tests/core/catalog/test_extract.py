@@ -6,9 +6,17 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from support.catalog import COMBO, CURRICULUM_K18, CURRICULUM_K20, SYLLABUS_DAT301M, facts_of
+from support.catalog import (
+    COMBO,
+    CURRICULUM_K18,
+    CURRICULUM_K20,
+    SYLLABUS_DAT301M,
+    facts_of,
+    outcomes_of,
+)
+from support.programme import CURRICULUM_NEW, SYLLABUS_MAR301
 
-from core.catalog import SourceTable, extract_facts
+from core.catalog import OutcomeKind, SourceTable, extract_facts, extract_outcomes
 
 
 def test_a_curriculum_table_gives_one_fact_per_row_with_its_version(tmp_path: Path) -> None:
@@ -37,10 +45,52 @@ def test_a_syllabus_key_value_table_gives_its_course(tmp_path: Path) -> None:
     assert fact.version.label == "decision 932/QĐ-ĐHFPT dated 08/22/2025"
 
 
-def test_tables_without_credits_semester_or_prerequisites_are_not_course_tables(
+def test_a_list_of_codes_and_names_under_a_heading_gives_that_groups_courses(
     tmp_path: Path,
 ) -> None:
-    assert facts_of(tmp_path, "AI17_COM_1.MD", COMBO) == []
+    facts = facts_of(tmp_path, "AI17_COM_1.MD", COMBO)
+
+    assert [(f.code, f.group, f.semester, f.in_plan) for f in facts] == [
+        ("DSR301m", "AI17_COM1: Topic on Applied Data Science", 5, False),
+        ("TMG301", "AI17_COM2.1: Topic on AI Applied research (Available: K18D - K19A)", 5, False),
+    ]
+    assert all(f.credits is None and f.prerequisites is None for f in facts)
+
+
+def test_a_table_without_a_heading_or_a_name_column_gives_no_course() -> None:
+    untitled = SourceTable(header=("Subject Code", "Syllabus Name"), rows=(("DSR301m", "R"),))
+    codes_only = SourceTable(header=("Subject Code", "Note"), rows=(("DSR301m", ""),), section="S")
+
+    assert extract_facts([untitled, codes_only], file_name="f.md", document_id="d") == []
+
+
+def test_outcome_lists_and_maps_are_read_with_their_width(tmp_path: Path) -> None:
+    outcomes = outcomes_of(tmp_path, "Curriculum_k30.md", CURRICULUM_NEW)
+    stated = {o.code: o.text for o in outcomes if o.kind is OutcomeKind.STATED}
+    mapped = {o.code: o.targets for o in outcomes if o.kind is OutcomeKind.MAPPED}
+
+    assert stated["ZOO_PO2"].startswith("Speak English")
+    assert stated["PLO2"] == "Have a startup mindset and run a small veterinary business."
+    assert mapped == {"PLO1": ("ZOO_PO1",), "PLO2": ("ZOO_PO1",), "PLO3": ("ZOO_PO2",)}
+
+    [first, second] = outcomes_of(tmp_path, "MAR301.md", SYLLABUS_MAR301)
+    assert (first.course, first.code, first.targets, first.columns) == (
+        "MAR301",
+        "CLO1",
+        ("PLO1",),
+        4,
+    )
+    assert second.targets == ("PLO1", "PLO4")
+
+
+def test_a_sessions_table_repeating_its_outcomes_is_no_outcome_list() -> None:
+    sessions = SourceTable(
+        header=("Session", "Topic", "LO"),
+        rows=(("1", "Whales and their songs at sea", "CLO1"), ("2", "Dolphins and sonar", "CLO1")),
+        section="Sessions",
+    )
+
+    assert extract_outcomes([sessions], file_name="s.md", document_id="d") == []
 
 
 def test_the_older_curriculum_is_dated_and_numbered_older(tmp_path: Path) -> None:

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from core.catalog.intent import Asked, asks_catalog, carried_over, elided
+from core.catalog.intent import (
+    LAST_SEMESTER,
+    Asked,
+    asks_catalog,
+    carried_over,
+    elided,
+    named_semesters,
+)
 
 
 @pytest.mark.parametrize(
@@ -64,7 +71,42 @@ def test_an_elided_follow_up_asks_what_the_last_question_of_its_own_asked() -> N
             "how many credits is MAE101 and which semester is it in?",
             {Asked.CREDITS, Asked.SEMESTER},
         ),
+        # Failing a course blocks: "mess up" says so as well as "can't take".
+        ("failed EXE101 in sem 7... what does that mess up for sem 8?", {Asked.BLOCKED}),
+        # Taking a course early.
+        ("whats the earliest semester i could take AID301c if i study ahead?", {Asked.AHEAD}),
+        ("can i take DWP301c in sem 4 instead of sem 5?", {Asked.AHEAD}),
+        # A semester's courses; naming the semester alone asks for its list.
+        (
+            "what r the subjects in kì 7 and how many credits",
+            {Asked.SEMESTER_COURSES, Asked.CREDITS},
+        ),
+        ("is semester 0 just orientation??", {Asked.SEMESTER, Asked.SEMESTER_COURSES}),
+        ("How many credits do I need to graduate?", {Asked.CREDITS, Asked.GRADUATION}),
+        # Combos: which fits, which exist, whether a course is one; not what one covers.
+        ("which combo fits if i want to do AI for biology?", {Asked.GROUPS}),
+        ("is DBM302m one of the combo options?", {Asked.GROUPS}),
+        ("what does the Big Data course in the data science combo cover?", set()),
+        # Outcomes.
+        ("what does PLO13 mean?", {Asked.OUTCOMES}),
+        ("Which PLOs contribute to PO4?", {Asked.OUTCOMES}),
+        ("which program learning outcomes does ITE303c serve?", {Asked.OUTCOMES}),
+        # The student's next courses.
+        ("what can I take next?", {Asked.TAKE_NEXT, Asked.CAN_TAKE}),
     ],
 )
 def test_each_intent_rule(question: str, asked: set[Asked]) -> None:
     assert asks_catalog(question) == frozenset(asked)
+
+
+@pytest.mark.parametrize(
+    ("question", "semesters"),
+    [
+        ("what does failing it block in semester 9?", [9]),
+        ("anything I need in sem 5 to 8?", [5, 6, 7, 8]),
+        ("what r the subjects in kì 7", [7]),
+        ("failed it in sem 7, what about sem 8 and after?", [7, *range(8, LAST_SEMESTER + 1)]),
+    ],
+)
+def test_the_semesters_a_question_names(question: str, semesters: list[int]) -> None:
+    assert named_semesters(question) == semesters
