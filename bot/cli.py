@@ -130,41 +130,57 @@ def _exit_code(replies: object) -> int:
 
 
 async def cmd_watch(args: argparse.Namespace, settings: Settings) -> int:
-    from bot.console.render import render_ingest_report
+    """`watch` is a terminal's way of making ingestion schedules: one per path (kept if it
+    exists), then this process runs the course's ingestion schedules until stopped."""
     from bot.runtime import running_core
-    from ingestion.pipeline import IngestReport, discover
-    from ingestion.schedule import FolderWatch, build_scheduler
+    from bot.scheduling import running_schedules
+    from core.schedules.spec import describe_interval
 
-    watch = FolderWatch(args.course, tuple(args.paths), args.every)
+    every = describe_interval(args.every)
     async with running_core("watch", settings) as (assembly, shell):
-        core, metrics = assembly.bot, assembly.metrics
-
-        async def run(job: FolderWatch) -> IngestReport:
-            sources, missing = discover(list(job.paths))
-            try:
-                with metrics.stage("ingest"):
-                    report = await core.ingest_files(job.course_id, sources, by="scheduler")
-            except Exception:
-                metrics.schedule_runs.labels("ingest", "error").inc()
-                raise
-            report.results[:0] = missing
-            outcome = "failed" if report.failed else "ok"
-            metrics.schedule_runs.labels("ingest", outcome).inc()
-            print(render_ingest_report(report), flush=True)
-            return report
-
-        scheduler = build_scheduler([watch], run)
-        scheduler.start()
-        print(
-            f"watching {len(args.paths)} path(s) for '{args.course}' every {args.every}; "
-            "Ctrl-C stops",
-            flush=True,
-        )
-        try:
+        core = assembly.bot
+        for path in args.paths:
+            line = f"ingest {path.expanduser().resolve()} every {every}"
+            response = await core.handle(_operator(args.course, "schedule", line))
+            _print_replies(response.replies)
+            if _exit_code(response.replies):
+                return 1
+        async with running_schedules(settings, core, metrics=assembly.metrics):
+            print(
+                f"watching {len(args.paths)} path(s) for '{args.course}' every {every} "
+                "(coursebot schedule list shows the runs); Ctrl-C stops",
+                flush=True,
+            )
             await shell.wait()
-        finally:
-            scheduler.shutdown(wait=False)
     return 0
+
+
+async def cmd_schedule(args: argparse.Namespace, settings: Settings) -> int:
+    """`schedule add|list|remove`: the chat's /schedule, /schedules and /unschedule."""
+    if args.action == "add":
+        command, argument = "schedule", " ".join(args.what)
+    elif args.action == "list":
+        command, argument = "schedules", ""
+    else:
+        command, argument = "unschedule", str(args.id)
+    async with open_checked_core(settings) as core:
+        response = await core.handle(_operator(args.course, command, argument))
+    _print_replies(response.replies)
+    return _exit_code(response.replies)
+
+
+def _operator(course: str, command: str, argument: str) -> Any:
+    from bot.console.repl import ConsoleSpeaker
+    from core.commands import ParsedCommand
+
+    return ConsoleSpeaker(course, "console").request(command=ParsedCommand(command, argument))
+
+
+def _print_replies(replies: Sequence[Any]) -> None:
+    from bot.console.render import render
+
+    for reply in replies:
+        print(render(reply), flush=True)
 
 
 EVAL_DESCRIPTION = """Measure retrieval (and, with --answers, answers) on a dataset laid out as
@@ -272,11 +288,12 @@ async def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _interval(text: str) -> timedelta:
-    from ingestion.schedule import parse_interval
+    from core.errors import BadInputError
+    from core.schedules.spec import parse_interval
 
     try:
         return parse_interval(text)
-    except ValueError as error:
+    except BadInputError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
@@ -362,6 +379,26 @@ def define_watch(watch: argparse.ArgumentParser) -> None:
         "--every", type=_interval, default=timedelta(minutes=30), help="interval (default 30m)"
     )
     watch.set_defaults(run=cmd_watch)
+
+
+def define_schedule(schedule: argparse.ArgumentParser) -> None:
+    schedule.description = (
+        "A course's schedules, as /schedule, /schedules and /unschedule in the chat: "
+        "`add COURSE ingest FOLDER|URL every 1d` (a folder anywhere on this machine), "
+        "`list COURSE` (with each schedule's last runs), `remove COURSE ID`. Quiz polls and "
+        "exam reminders are scheduled in the chat they are posted to. The bots and "
+        "`coursebot watch` run the schedules."
+    )
+    actions = schedule.add_subparsers(dest="action", required=True)
+    add = actions.add_parser("add", help="add a schedule")
+    add.add_argument("course", help="course id")
+    add.add_argument("what", nargs="+", help="ingest FOLDER|URL every 1d")
+    listing = actions.add_parser("list", help="the course's schedules and their last runs")
+    listing.add_argument("course", help="course id")
+    remove = actions.add_parser("remove", help="remove a schedule")
+    remove.add_argument("course", help="course id")
+    remove.add_argument("id", type=positive_int, help="the schedule's number")
+    schedule.set_defaults(run=cmd_schedule)
 
 
 def define_eval(evaluate: argparse.ArgumentParser) -> None:
@@ -730,6 +767,7 @@ SUBCOMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = 
     ("sources", "list a course's documents", define_sources),
     ("forget", "remove a document from a course", define_forget),
     ("watch", "re-ingest folders on a schedule", define_watch),
+    ("schedule", "add, list or remove a course's schedules", define_schedule),
     (
         "eval",
         "measure retrieval and answers on a dataset of courses and questions",

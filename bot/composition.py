@@ -47,6 +47,7 @@ from core.practice.exercise_writer import ExerciseDrafter, ExerciseWriter
 from core.practice.review import MistakeReview
 from core.reranking import CrossEncoderReranker, EmbeddingReranker, Reranker
 from core.retrieval import RetrievalConfig, Retriever
+from core.schedules import ScheduleDesk, ScheduleRules, ScheduleStore
 from core.sessions import MemorySessionStore, RedisSessionStore, SessionStore
 from core.study import StudySets
 from core.study.desk import StudyDesk
@@ -303,6 +304,13 @@ async def _stop(task: asyncio.Task[None]) -> None:
         await task
 
 
+def schedule_rules(settings: Settings) -> ScheduleRules:
+    return ScheduleRules(
+        min_interval=timedelta(seconds=settings.schedule_min_interval_s),
+        folders=settings.schedule_folders,
+    )
+
+
 def page_pictures(settings: Settings) -> PagePictures | None:
     """Where pages' pictures are kept, or None when the settings keep none."""
     if settings.page_pictures_max_bytes <= 0:
@@ -440,6 +448,7 @@ def _assemble(
         polls=PollRegistry(sessions, settings.redis_prefix),
         catalog=catalog_desk,
         service_timeout_s=settings.service_timeout_s,
+        schedules=ScheduleDesk(ScheduleStore(database), schedule_rules(settings)),
         pictures=pictures,
         metrics=metrics,
     )

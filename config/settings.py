@@ -10,6 +10,7 @@ import os
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from limits import RateLimitItem, parse_many
 from pydantic import (
@@ -205,6 +206,20 @@ class Settings(BaseSettings):
     )
     job_tries: int = Field(3, ge=1, le=20, description="Runs of a job before it is given up.")
     worker_jobs: int = Field(2, ge=1, le=64, description="Jobs one worker runs at once.")
+    # Schedules (`/schedule`): a chat may name folders under `schedule_folders` only (unset:
+    # URLs only; the terminal may name any folder), repeat no faster than the shortest
+    # interval, and reach URLs on private or loopback addresses only when allowed (a URL
+    # is fetched from inside the deployment, next to Redis and the database).
+    schedule_folders: Path | None = Field(
+        None, description="Folder under which a chat's /schedule ingest FOLDER must lie."
+    )
+    schedule_min_interval_s: float = Field(
+        900, gt=0, description="Shortest interval of a schedule made from a chat."
+    )
+    schedule_timezone: str = Field("UTC", description="Time zone of quiz and reminder times.")
+    fetch_private_hosts: bool = Field(
+        False, description="Let scheduled URLs reach private and loopback addresses."
+    )
     log_format: Literal["auto", "console", "json"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
@@ -254,6 +269,15 @@ class Settings(BaseSettings):
     def _reranker_exists(cls, value: Path | None) -> Path | None:
         if value is not None and not value.exists():
             raise ValueError(f"no reranker model at {value}")
+        return value
+
+    @field_validator("schedule_timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r} (e.g. UTC, Europe/Rome)") from None
         return value
 
     @field_validator("log_level", mode="before")

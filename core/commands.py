@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from core.practice.review import MistakeReview
     from core.replies import Reply
     from core.requests import Request
+    from core.schedules import ScheduleDesk
     from core.study.desk import StudyDesk
     from core.uploads import UploadDesk
 
@@ -169,6 +170,7 @@ class Desks:
     study: StudyDesk
     materials: MaterialsDesk
     catalog: CatalogDesk
+    schedules: ScheduleDesk
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,6 +464,10 @@ LESSON_MISUSE = (
     '[--new], or /lesson edit N "instruction".'
 )
 MATERIALS_USAGE = "Send /materials for the list, or /materials send ID to get one again."
+SCHEDULE_USAGE = (
+    "Usage: /schedule ingest FOLDER|URL every 1d, /schedule quiz TOPIC mon 09:00 "
+    "(or daily 09:00), or /schedule reminders on|off."
+)
 BIND_USAGE = "Which course? Send /bind COURSE, for example /bind calc101."
 
 
@@ -758,6 +764,25 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 metavar="USER"),),
         Role.INSTRUCTOR, private=True,
         misuse="Usage: /transfer USER (the course's new instructor).",
+    ),
+    CommandSpec(
+        "schedule", "ingest a folder or URL, post a quiz, or remind of exams, on a timetable",
+        lambda d, c: d.schedules.add(c.request, c.context, c.args.text("what")),
+        (Option("what", "ingest FOLDER|URL every 1d, quiz TOPIC mon 09:00, or reminders "
+                "on|off", required=True, rest=True,
+                metavar="ingest SOURCE every 1d | quiz TOPIC mon 09:00 | reminders on|off"),),
+        Role.INSTRUCTOR, private=True, misuse=SCHEDULE_USAGE,
+    ),
+    CommandSpec(
+        "schedules", "the course's schedules and how their last runs went",
+        lambda d, c: d.schedules.listing(c.context), role=Role.INSTRUCTOR, private=True,
+    ),
+    CommandSpec(
+        "unschedule", "remove a schedule",
+        lambda d, c: d.schedules.remove(c.context, c.args.number("id") or 0),
+        (Option("id", "the schedule's number (see /schedules)", Kind.INTEGER, required=True,
+                low=1, metavar="ID"),),
+        Role.INSTRUCTOR, private=True, misuse="Usage: /unschedule ID (see /schedules).",
     ),
     CommandSpec(
         "invite", "the code students join this course with; `/invite open|closed`",

@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
+from datetime import date
 from typing import Any
 
 import structlog
@@ -34,6 +35,7 @@ from core.errors import (
 from core.exercises import ExerciseDefinition
 from core.generation.materials import MaterialsDesk
 from core.index import ChunkIndex
+from core.index.payload import ChunkRecord
 from core.input_limits import check_text_length
 from core.ledger import ReplyLedger
 from core.lessons import LessonResult, LessonService, Profile
@@ -55,6 +57,8 @@ from core.replies import (
     SourceList,
 )
 from core.requests import Place, Request, Response
+from core.schedules import ScheduleDesk
+from core.schedules.reminders import due_reminders, exam_dates
 from core.study.desk import StudyDesk
 from core.study.polls import PollAnswered, PollRef, PollRegistry, PollVote
 from core.text import shown_name
@@ -98,6 +102,7 @@ class CourseBot:
         materials: MaterialsDesk,
         catalog: CatalogDesk,
         service_timeout_s: float,
+        schedules: ScheduleDesk,
         pictures: PagePictures | None = None,
         metrics: Metrics | None = None,
     ) -> None:
@@ -129,6 +134,7 @@ class CourseBot:
         self._desks = Desks(
             core=self, access=access, practice=practice, review=review, uploads=uploads,
             lessons=lessons, study=study, materials=materials, catalog=catalog,
+            schedules=schedules,
         )  # fmt: skip
 
     # The one entry -------------------------------------------------------------------------
@@ -247,6 +253,18 @@ class CourseBot:
         if chosen is not None:
             text = f"{text} {await self._material_note(chosen)}"
         return Notice(text)
+
+    async def exam_reminders(self, course_id: str, today: date) -> Notice | None:
+        """The reminders due `today` of the exam dates the course's public material states
+        (a scheduled run posts them to the course's place); None when none is due."""
+        passages: list[tuple[str, str]] = []
+        async for batch in self._index.stored_chunks(course_id):
+            for stored in batch:
+                record = ChunkRecord.from_payload(stored.id, stored.payload)
+                if not record.private:  # posted where the class reads
+                    passages.append((record.file_name, record.text))
+        lines = due_reminders(exam_dates(passages), today)
+        return Notice("\n".join(lines), title="Exam reminder") if lines else None
 
     async def start(self, request: Request, code: str) -> Notice:
         """`/start CODE` (an invite link's tap) joins the course of the code; a bare

@@ -25,6 +25,7 @@ class Action(StrEnum):
     MANAGE_STAFF = "grant or revoke course roles"
     MANAGE_COURSE = "change who may join the course"
     SET_ADVISING = "set the course's advising rules"
+    MANAGE_SCHEDULES = "schedule ingestion, quizzes and reminders"
 
 
 REQUIRED_ROLE: dict[Action, Role] = {
@@ -35,6 +36,7 @@ REQUIRED_ROLE: dict[Action, Role] = {
     Action.MANAGE_STAFF: Role.INSTRUCTOR,
     Action.MANAGE_COURSE: Role.INSTRUCTOR,
     Action.SET_ADVISING: Role.INSTRUCTOR,
+    Action.MANAGE_SCHEDULES: Role.INSTRUCTOR,
 }
 
 # An instructor may do whatever a moderator may.

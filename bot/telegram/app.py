@@ -11,6 +11,9 @@ from bot.telegram.handlers import TelegramHandlers
 from bot.telegram.updates import ChatOrderedUpdates
 from config import Settings
 from core.course_bot import CourseBot
+from core.requests import Request, Response
+from core.schedules import Schedule
+from ingestion.schedule import Post
 
 TelegramApplication = Application[Any, Any, Any, Any, Any, Any]
 
@@ -43,3 +46,13 @@ def build_application(
     handlers = TelegramHandlers(core)
     handlers.register(application)
     return application
+
+
+def scheduled_poster(application: TelegramApplication, core: CourseBot) -> Post:
+    """How this bot posts a scheduled run's response (a quiz, reminders) in its chat."""
+    handlers = TelegramHandlers(core)
+
+    async def post(schedule: Schedule, request: Request, response: Response) -> None:
+        await handlers.post_scheduled(application.bot, schedule, request, response)
+
+    return post

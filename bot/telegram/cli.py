@@ -74,7 +74,9 @@ async def run_telegram(args: argparse.Namespace, settings: Settings) -> int:
     from telegram.error import InvalidToken, NetworkError
 
     from bot.runtime import running_core
-    from bot.telegram.app import build_application
+    from bot.scheduling import running_schedules
+    from bot.telegram.app import build_application, scheduled_poster
+    from bot.telegram.members import PLATFORM
     from bot.telegram.serving import running
 
     log = structlog.get_logger(__name__)
@@ -93,7 +95,15 @@ async def run_telegram(args: argparse.Namespace, settings: Settings) -> int:
     async with running_core("telegram", settings) as (assembly, shell):
         application = build_application(settings, assembly.bot)
         try:
-            async with running(application, mode):
+            async with (
+                running(application, mode),
+                running_schedules(
+                    settings,
+                    assembly.bot,
+                    posters={PLATFORM: scheduled_poster(application, assembly.bot)},
+                    metrics=assembly.metrics,
+                ),
+            ):
                 log.info("telegram bot running", mode=type(mode).__name__.lower())
                 await shell.wait()
         except InvalidToken:

@@ -44,6 +44,7 @@ from core.commands import ParsedCommand, command_spec, parse_command
 from core.course_bot import INTERNAL_ERROR, CourseBot
 from core.replies import DocumentReply, ErrorReply, FlashcardTurn, Notice
 from core.requests import Request, Response
+from core.schedules import Schedule
 from core.study.polls import PollAnswered
 
 log = structlog.get_logger(__name__)
@@ -197,14 +198,16 @@ class TelegramHandlers:
             log.warning("could not tell the chat about the error", chat=chat.id, exc_info=True)
 
     def _remember_polls(self, request: Request) -> Sent:
-        """Tells the core which question each quiz poll asks as soon as it is sent."""
+        return remember_polls(self.core, request)
 
-        async def remember(item: Outgoing, sent: Message) -> None:
-            if isinstance(item, PollMessage) and sent.poll is not None:
-                polls = [(sent.poll.id, item.number)]
-                await self.core.remember_polls(request, item.quiz_id, polls)
-
-        return remember
+    async def post_scheduled(
+        self, bot: Bot, schedule: Schedule, request: Request, response: Response
+    ) -> None:
+        """A scheduled run's response (a quiz, exam reminders), posted in its chat."""
+        if schedule.chat_id is None:
+            raise ValueError("a scheduled post without a chat")
+        items = render_all(list(response.replies))
+        await deliver(bot, Target(int(schedule.chat_id)), items, remember_polls(self.core, request))
 
     async def _request(
         self, bot: Bot, message: Message, *, admin_check: bool = False, **what: Any
@@ -218,6 +221,16 @@ class TelegramHandlers:
             invite_link=f"https://t.me/{bot.username}?start={{code}}",
             **what,
         )
+
+
+def remember_polls(core: CourseBot, request: Request) -> Sent:
+    """Tells the core which question each quiz poll asks as soon as it is sent."""
+
+    async def remember(item: Outgoing, sent: Message) -> None:
+        if isinstance(item, PollMessage) and sent.poll is not None:
+            await core.remember_polls(request, item.quiz_id, [(sent.poll.id, item.number)])
+
+    return remember
 
 
 async def _reply(

@@ -8,6 +8,7 @@ from core.database.engine import (
     database_url_for,
     migrate,
     open_database,
+    sync_database_url,
 )
 
 __all__ = [
@@ -17,4 +18,5 @@ __all__ = [
     "database_url_for",
     "migrate",
     "open_database",
+    "sync_database_url",
 ]

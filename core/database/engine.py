@@ -71,6 +71,21 @@ def async_database_url(database_url: str) -> str:
     return url.render_as_string(hide_password=False)
 
 
+def sync_database_url(database_url: str) -> str:
+    """`database_url` with a blocking driver, for APScheduler's job store (its SQLAlchemy
+    store is synchronous): psycopg for PostgreSQL, the standard library for SQLite."""
+    url = _parse(async_database_url(database_url))
+    if url.drivername.startswith("postgresql"):
+        url = url.set(drivername="postgresql+psycopg")
+        if "ssl" in url.query:
+            url = url.update_query_dict({"sslmode": url.query["ssl"]}).difference_update_query(
+                ["ssl"]
+            )
+    else:
+        url = url.set(drivername="sqlite")
+    return url.render_as_string(hide_password=False)
+
+
 DEFAULT_TIMEOUT_S = 5.0
 
 

@@ -116,7 +116,7 @@ def test_watch_serves_health_readiness_and_metrics_then_stops_on_sigterm(
     # The first run ingests the sample course: its runs are counted once it ends.
     body = ""
     deadline = time.monotonic() + 120
-    while 'coursebot_schedule_runs_total{kind="ingest",outcome="ok"} 1.0' not in body:
+    while 'coursebot_schedule_runs_total{kind="ingest",outcome="done"} 1.0' not in body:
         assert time.monotonic() < deadline, body[-2000:]
         time.sleep(0.5)
         metrics = httpx.get(f"{base}/metrics", headers={"Authorization": "Bearer s3cret-token"})

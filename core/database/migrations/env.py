@@ -17,7 +17,8 @@ import core.bindings.models
 import core.catalog.models
 import core.courses.models
 import core.generation.models
-import core.mistakes.models  # noqa: F401  (importing a models module registers its tables)
+import core.mistakes.models
+import core.schedules.models  # noqa: F401  (importing a models module registers its tables)
 from core.database.base import VERSION_TABLE, Base
 from core.database.engine import async_database_url
 

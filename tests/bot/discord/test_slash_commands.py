@@ -96,6 +96,9 @@ COMMANDS = {
     "staff": {},
     "invite": {},
     "transfer": {"who": BOB},
+    "schedule": {"what": "reminders on"},
+    "schedules": {},
+    "unschedule": {"id": 1},
 }
 # Private material, staff matters and refusals are ephemeral from the start (the registry's
 # `private`); answers, practice and bindings are for the channel.
