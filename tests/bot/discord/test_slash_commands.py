@@ -99,6 +99,7 @@ COMMANDS = {
     "schedule": {"what": "reminders on"},
     "schedules": {},
     "unschedule": {"id": 1},
+    "advising": {},
 }
 # Private material, staff matters and refusals are ephemeral from the start (the registry's
 # `private`); answers, practice and bindings are for the channel.
