@@ -69,6 +69,15 @@ def _label(row: CourseFact | OutcomeFact) -> str:
     return row.version.label or row.file_name
 
 
+def _intakes(row: CourseFact | OutcomeFact) -> str:
+    """A curriculum as students name it ("K20-K21 (BIT_AI_K20D-21A)"), else its label."""
+    found = [n for i in intakes_in(_label(row), bare_cohorts=True) for n in i.numbers]
+    if not found:
+        return _label(row)
+    named = "-".join(f"K{n}" for n in dict.fromkeys(found))
+    return f"{named} ({_label(row)})"
+
+
 @dataclass(frozen=True, slots=True)
 class _Slot:
     """Where a group's course sits: its list's document and that document's semester, and
@@ -305,12 +314,12 @@ class Advisor:
     def _lists(self) -> list[tuple[str, list[OutcomeFact]]]:
         """The curricula's outcome lists (not a syllabus's own), newest plan first: one per
         document and outcome prefix ("PLO", "PO")."""
-        order = {doc: n for n, doc in enumerate(self._catalog.plan_documents())}
         lists: dict[tuple[str, str], list[OutcomeFact]] = {}
         for fact in self._outcomes:
             if fact.kind is OutcomeKind.STATED and not fact.course:
                 lists.setdefault((fact.document_id, _prefix(fact.code)), []).append(fact)
-        ranked = sorted(lists.items(), key=lambda item: order.get(item[0][0], 99))
+        # By the documents' own versions: an intake's question reads the others too.
+        ranked = sorted(lists.items(), key=lambda item: item[1][0].version.key(), reverse=True)
         return [(prefix, facts) for (_, prefix), facts in ranked]
 
     def _current_list(self, prefix: str) -> list[OutcomeFact]:
@@ -320,7 +329,7 @@ class Advisor:
         return next((facts for found, facts in self._lists() if found == prefix), [])
 
     def _list_name(self, facts: Sequence[OutcomeFact]) -> str:
-        return f"the {len(facts)}-{_prefix(facts[0].code)} list of {_label(facts[0])}"
+        return f"the {len(facts)}-{_prefix(facts[0].code)} list of {_intakes(facts[0])}"
 
     def _lists_of_size(self, prefix: str, size: int) -> list[list[OutcomeFact]]:
         return [f for p, f in self._lists() if p == prefix and len(f) == size]
@@ -360,7 +369,7 @@ class Advisor:
                 by_target.setdefault(target, []).append(row.code)
         matching = self._lists_of_size(prefix, columns)
         scheme = (
-            f"the numbering of {', '.join(_label(m[0]) for m in matching)} ({columns} {prefix}s)"
+            f"the {columns}-{prefix} numbering of {', '.join(_intakes(m[0]) for m in matching)}"
             if matching
             else f"a {columns}-{prefix} numbering no curriculum in the material lists"
         )
@@ -476,15 +485,16 @@ class Advisor:
         for columns, found in sorted(by_columns.items()):
             matching = self._lists_of_size(prefix, columns)
             scheme = (
-                f"the {columns}-{prefix} numbering of {', '.join(_label(m[0]) for m in matching)}"
+                f"the {columns}-{prefix} numbering of {', '.join(_intakes(m[0]) for m in matching)}"
                 if matching
                 else f"a {columns}-{prefix} numbering no curriculum lists"
             )
             listed = ", ".join(f"{c}{marks[c]}" for c in sorted(found))
             syllabi = "syllabus" if len(found) == 1 else "syllabi"
+            tick = "ticks" if len(found) == 1 else "tick"
             lines.append(
-                f"{len(found)} {syllabi} with {columns} {prefix} columns ({scheme}) "
-                f"tick {code}: {listed}."
+                f"{len(found)} {syllabi} with {columns} {prefix} columns, {scheme}, {tick} "
+                f"{code}: {listed}."
             )
             for facts in matching[:1]:
                 stated = next((o for o in facts if _same_code(o.code, code)), None)
@@ -511,23 +521,94 @@ class Advisor:
         return lines
 
     def _matching(self, question: str) -> list[str]:
-        """The current list's outcomes sharing the most words with the question."""
+        """The current list's outcomes sharing the most words with the question, then the
+        one doing so in each other curriculum's list ("which number was it in K18?")."""
         wanted = _stems(question) - {"outco", "learn", "progr", "plo", "plos", "new"}
-        lines = []
+        lines: list[str] = []
         for prefix in ("PLO", "PO"):
-            facts = self._current_list(prefix)
-            scored = [(len(wanted & _stems(o.text)), o) for o in facts]
-            best = max((s for s, _ in scored), default=0)
-            if best == 0:
+            current = self._current_list(prefix)
+            best = self._best(current, wanted)
+            if not best:
                 continue
-            for _, stated in [item for item in scored if item[0] == best][:2]:
+            for stated in best:
                 lines.append(
-                    f"{stated.code} in {self._list_name(facts)}: {stated.text}"
+                    f"{stated.code} in {self._list_name(current)}: {stated.text}"
                     f"{self._cited.mark(stated)}"
                 )
                 lines.extend(self._mapped_to(stated))
+            for found, facts in self._lists():
+                if found != prefix or facts[0].document_id == current[0].document_id:
+                    continue
+                for stated in self._best(facts, wanted)[:1]:
+                    lines.append(
+                        f"In {self._list_name(facts)}: {stated.code}, {_short(stated.text)}"
+                        f"{self._cited.mark(stated)}"
+                    )
             break
         return lines or ["No learning outcome of the material matches those words."]
+
+    @staticmethod
+    def _best(facts: Sequence[OutcomeFact], wanted: set[str]) -> list[OutcomeFact]:
+        scored = [(len(wanted & _stems(o.text)), o) for o in facts]
+        best = max((score for score, _ in scored), default=0)
+        return [o for score, o in scored if score == best][:2] if best else []
+
+    # Versions of the plan -------------------------------------------------------------------
+
+    def versions(self, courses: Sequence[Course], semesters: Sequence[int]) -> list[str]:
+        """Each curriculum's row of each course (semester, credits), newest first; a course
+        a newer curriculum dropped, with the courses that newer one has in its semester and
+        the older one had not (what took its place)."""
+        plans = self._catalog.plan_documents()
+        lines: list[str] = []
+        for course in courses:
+            rows = {f.document_id: f for f in course.facts if f.in_plan}
+            listed = []
+            for plan in plans:
+                row = rows.get(plan)
+                if row is not None:
+                    listed.append(
+                        f"semester {row.semester}, {_credits(row.credits)} in "
+                        f"{_label(row)}{self._cited.mark(row)}"
+                    )
+            missing = [self._plan_label(p) for p in plans if p not in rows]
+            text = f"{course.code} {course.name}: " + ("; ".join(listed) or "in no curriculum")
+            if missing and listed:
+                text += f"; not in {', '.join(missing)}"
+            lines.append(text + ".")
+            if plans and plans[0] not in rows and rows:
+                lines.extend(self._replacing(course, rows, plans[0]))
+        return lines
+
+    def _plan_label(self, document_id: str) -> str:
+        row = next(
+            (f for c in self._catalog.courses() for f in c.facts if f.document_id == document_id),
+            None,
+        )
+        return _label(row) if row else document_id
+
+    def _replacing(self, course: Course, rows: dict[str, CourseFact], newest: str) -> list[str]:
+        older = next(iter(rows.values()))
+        old_codes = {
+            code_key(c.code)
+            for c in self._catalog.courses()
+            if any(f.document_id == older.document_id for f in c.facts)
+        }
+        new_rows = [
+            f
+            for c in self._catalog.courses()
+            for f in c.facts
+            if f.document_id == newest
+            and f.semester == older.semester
+            and code_key(f.code) not in old_codes
+        ]
+        if not new_rows:
+            return []
+        listed = ", ".join(f"{r.code} {r.name} ({_credits(r.credits)})" for r in new_rows)
+        return [
+            f"In semester {older.semester} of {_label(new_rows[0])}, new since "
+            f"{_label(older)}: {listed}{self._cited.mark(new_rows[0])}."
+        ]
 
     # A student's next steps -----------------------------------------------------------------
 

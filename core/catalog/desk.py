@@ -129,6 +129,11 @@ class CatalogDesk:
             return None
         if asked is None:
             return None
+        if Asked.VERSIONS in asked.asked and asked.courses:
+            # "Was it the same in K18?": every curriculum answers, each named.
+            cited = Cited()
+            advisor = Advisor(catalog, outcomes, cited, rules=rules)
+            return cited.answer(advisor.versions(asked.courses, asked.semesters))
         if asked.intake is not None:
             # "I'm K18, ...": that intake's curriculum answers, or the reply says there is none;
             # another intake's plan is never passed off as it.

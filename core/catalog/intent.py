@@ -23,6 +23,7 @@ The rules, read on the folded question (each pinned by tests/core/catalog/test_i
 | "which combo fits AI for biology?", "is DBM302m a combo option?" (6) | GROUPS |
 | "what does PLO13 mean?", "which PLOs does DAP391m map to?", "PO4" (7) | OUTCOMES |
 | "what can I take next?" (8) | TAKE_NEXT |
+| "what replaced SSL101c in K20?", "is CSI106 the same in K18-K19?" (9) | VERSIONS |
 | any of these naming an intake ("K18") (3) | the same, `intake` set |
 
 (1) A course list is the subject and the course the object: the reverse of its
@@ -35,7 +36,10 @@ number and no course named (a failed course makes it BLOCKED). (6) "Combo", "spe
 with") or a listing ("which combos", "when do the combo courses start"); what a combo
 course covers is retrieval's. (7) Outcomes ("PLO", "PO3", "learning outcomes"): an
 outcome's text, a course's map, the courses serving an outcome, their numbers. (8) From the
-student's profile, read only where the reply reaches the student alone.
+student's profile, read only where the reply reaches the student alone. (9) A course named
+with a word of change ("same", "replaced", "changed", "different", "new", "old") and an
+intake or "curriculum": each curriculum's row of the course, and what took a dropped
+course's place.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ class Asked(StrEnum):
     GROUPS = "groups"
     OUTCOMES = "outcomes"
     TAKE_NEXT = "take_next"
+    VERSIONS = "versions"
 
 
 # What the programme is asked, with no course needed.
@@ -92,8 +97,10 @@ _PATTERNS = {
     r"|\b(?:take|taking|do|grab) (?:it |them )?ahead\b|\bahead of time\b"
     r"|\binstead of (?:in )?(?:sem|semester|term|ki|ky|hoc ky)\b",
     Asked.SEMESTER_COURSES: r"\b(?:semester|sem|term|ki|ky|hoc ky)\s*\d{1,2}\b",
-    Asked.GRADUATION: r"\bgraduat\w*|\btot nghiep\b|\bwhole (?:programme|program|degree)\b"
-    r"|\bcredits? (?:for|of|in) the (?:programme|program|degree|curriculum)\b",
+    # The credits to graduate; a grade to graduate with ("what GPA ...") is not the table's.
+    Asked.GRADUATION: r"(?=.*\b(?:credits?|tin chi|courses|subjects)\b)"
+    r".*(?:\bgraduat\w*|\btot nghiep\b|\bwhole (?:programme|program|degree)\b"
+    r"|\bcredits? (?:for|of|in) the (?:programme|program|degree|curriculum)\b)",
     Asked.GROUPS: r"\bcombos?\b|\bspeciali[sz]ations?\b|\bpathways?\b|\belectives?\b"
     r"|\bchuyen nganh hep\b|\bhoc phan tu chon\b",
     Asked.OUTCOMES: r"\bp?los?\b|\bp?l?o ?\d{1,2}\b|\b\w+_po\d{1,2}\b|\blearning outcomes?\b"
@@ -102,6 +109,8 @@ _PATTERNS = {
     r" (?:next|now)\b"
     r"|\bwhat(?:'s| is) next for me\b|\bwhat (?:courses|subjects) (?:can|could|should) i take\b"
     r"|\bwhat am i (?:able|allowed|eligible) to take\b",
+    Asked.VERSIONS: r"(?=.*\b(?:k\d{2}|curriculum|curricula|version)\b)"
+    r".*\b(?:same|chang\w*|differ\w*|replac\w*|instead|newer|older|new|old|still there)\b",
 }
 _COMPILED = {asked: re.compile(pattern) for asked, pattern in _PATTERNS.items()}
 # "Which courses require MAS291?", "what needs MAE101", "what is MAS291 a prerequisite for":
@@ -161,6 +170,9 @@ def asks_catalog(question: str) -> frozenset[Asked]:
         asked.discard(Asked.SEMESTER_COURSES)
     if Asked.AHEAD in asked:
         asked -= {Asked.CAN_TAKE, Asked.SEMESTER}
+    if Asked.VERSIONS in asked:
+        # "When was it in K18, is it the same in K20?": the versions say both.
+        asked -= {Asked.SEMESTER, Asked.CREDITS, Asked.SEMESTER_COURSES}
     if Asked.BLOCKED in asked:
         asked.discard(Asked.CAN_TAKE)
     if Asked.CAN_TAKE in asked and _EXAM.search(folded):

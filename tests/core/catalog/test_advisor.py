@@ -105,20 +105,40 @@ async def test_an_outcome_is_read_in_the_current_list_and_others_named(
 ) -> None:
     text = await ask(desk, "what does PLO2 mean?")
 
-    assert text.startswith("PLO2 in the 3-PLO list of ZOO_K30: Have a startup mindset")
+    assert text.startswith("PLO2 in the 3-PLO list of K30 (ZOO_K30): Have a startup mindset")
     assert "It serves ZOO_PO1 in ZOO_K30's map" in text
-    assert "In the 4-PLO list of ZOO_K28, PLO2 is: Use English and Japanese" in text
+    assert "In the 4-PLO list of K28 (ZOO_K28), PLO2 is: Use English and Japanese" in text
 
 
 async def test_an_outcome_is_found_by_its_words(desk: CatalogDesk) -> None:
     assert (await ask(desk, "which PLO is about startups?")).startswith("PLO2 in the 3-PLO")
 
 
+async def test_an_outcome_found_by_its_words_is_found_in_each_version(desk: CatalogDesk) -> None:
+    text = await ask(
+        desk, "which learning outcome in K30 is about English and Japanese, which was it in K28?"
+    )
+
+    assert text.startswith("PLO3 in the 3-PLO list of K30 (ZOO_K30)")
+    assert "In the 4-PLO list of K28 (ZOO_K28): PLO2, Use English and Japanese" in text
+
+
+async def test_a_dropped_course_is_shown_with_what_took_its_place(desk: CatalogDesk) -> None:
+    text = await ask(desk, "K28 had OLD101 in sem 1. What replaced it in K30?")
+
+    assert text.startswith(
+        "OLD101 Study Skills: semester 1, 3 credits in ZOO_K28 [1]; not in ZOO_K30."
+    )
+    assert (
+        "In semester 1 of ZOO_K30, new since ZOO_K28: SWM*2 Swimming 2 (2 credits), MAT101" in text
+    )
+
+
 async def test_a_courses_map_is_read_against_the_list_of_its_width(desk: CatalogDesk) -> None:
     # MAR301's map has 4 PLO columns: the older curriculum's numbering, and says so.
     text = await ask(desk, "what PLOs does Marine Mammals map to?")
 
-    assert "has 4 PLO columns, the numbering of ZOO_K28 (4 PLOs)" in text
+    assert "has 4 PLO columns, the 4-PLO numbering of K28 (ZOO_K28)" in text
     assert "- PLO1 (all its outcomes): Know the basics of biology." in text
     assert "- PLO4 (CLO2): Build products for animal welfare." in text
 
@@ -128,9 +148,10 @@ async def test_the_courses_serving_an_outcome_are_grouped_by_numbering(
 ) -> None:
     text = await ask(desk, "which courses are mapped to PLO2?")
 
-    assert "1 syllabus with 3 PLO columns (the 3-PLO numbering of ZOO_K30) tick PLO2: BRD301" in (
+    assert "1 syllabus with 3 PLO columns, the 3-PLO numbering of K30 (ZOO_K30), ticks PLO2: " in (
         text
     )
+    assert "BRD301 [1]" in text
     assert "1 syllabus with 4 PLO columns" not in text  # MAR301 ticks PLO1 and PLO4 only
 
 

@@ -83,6 +83,7 @@ def test_an_elided_follow_up_asks_what_the_last_question_of_its_own_asked() -> N
         ),
         ("is semester 0 just orientation??", {Asked.SEMESTER, Asked.SEMESTER_COURSES}),
         ("How many credits do I need to graduate?", {Asked.CREDITS, Asked.GRADUATION}),
+        ("what GPA do i need to graduate with honours?", set()),
         # Combos: which fits, which exist, whether a course is one; not what one covers.
         ("which combo fits if i want to do AI for biology?", {Asked.GROUPS}),
         ("is DBM302m one of the combo options?", {Asked.GROUPS}),
@@ -93,6 +94,9 @@ def test_an_elided_follow_up_asks_what_the_last_question_of_its_own_asked() -> N
         ("which program learning outcomes does ITE303c serve?", {Asked.OUTCOMES}),
         # The student's next courses.
         ("what can I take next?", {Asked.TAKE_NEXT, Asked.CAN_TAKE}),
+        # Versions: a course with a word of change and an intake or "curriculum".
+        ("What replaced SSL101c in K20-K21?", {Asked.VERSIONS}),
+        ("in K18 when was SSG104? is it the same in K20?", {Asked.VERSIONS}),
     ],
 )
 def test_each_intent_rule(question: str, asked: set[Asked]) -> None:
