@@ -20,15 +20,19 @@ from config.settings import ENV_PREFIX, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "docker-compose.yml"
+COMPOSE_LLM = ROOT / "docker-compose.llm.yml"
+README = ROOT / "README.md"
 DOCKERFILE = ROOT / "Dockerfile"
 ENV_EXAMPLE = ROOT / ".env.example"
 # Images whose own tools answer a health check; each such service must have one.
-HEALTH_COMMANDS = {"redis", "postgres", "ollama"}
+HEALTH_COMMANDS = {"redis", "postgres"}
+# The services that run coursebot itself: each under an init, each asked for /healthz.
+BOTS = ("telegram", "discord", "watch", "telegram-webhook")
 _VARIABLE = re.compile(rf"^#?\s*({ENV_PREFIX}[A-Z0-9_]+)=", re.MULTILINE)
 
 
-def _compose() -> dict[str, Any]:
-    return yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
+def _compose(path: Path = COMPOSE) -> dict[str, Any]:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
 def _compose_errors(document: dict[str, Any]) -> list[str]:
@@ -48,6 +52,7 @@ def _settings_variables() -> set[str]:
 
 def test_the_compose_file_follows_the_compose_specification() -> None:
     assert _compose_errors(_compose()) == []
+    assert _compose_errors(_compose(COMPOSE_LLM)) == []
 
 
 def test_the_schema_check_refuses_a_malformed_compose_file() -> None:
@@ -67,14 +72,54 @@ def test_every_service_reads_env_files_in_the_short_form_older_compose_accepts()
 
 def test_the_bots_run_under_an_init_and_the_services_with_a_health_command_report_health() -> None:
     services = _compose()["services"]
-    for name in ("telegram", "discord", "watch"):
+    for name in BOTS:
         assert services[name].get("init") is True, name
+        # The health check asks the port the service's own settings open.
+        port = services[name]["environment"]["COURSEBOT_HTTP_PORT"]
+        assert f"127.0.0.1:{port}/healthz" in " ".join(services[name]["healthcheck"]["test"])
     for name in HEALTH_COMMANDS:
         assert "healthcheck" in services[name], name
+    assert "healthcheck" in _compose(COMPOSE_LLM)["services"]["ollama"]
+
+
+def test_the_webhook_replicas_publish_the_port_they_listen_on() -> None:
+    webhook = _compose()["services"]["telegram-webhook"]
+    command = webhook["command"]
+    port = command[command.index("--port") + 1]
+    assert command[:2] == ["telegram", "--webhook"]
+    assert all(entry.endswith(f":{port}") for entry in webhook["ports"])
+
+
+def test_the_model_file_points_every_bot_at_its_pinned_ollama() -> None:
+    bots = _compose()["services"]
+    llm = _compose(COMPOSE_LLM)["services"]
+    for name in BOTS:
+        assert llm[name]["environment"]["COURSEBOT_OLLAMA_HOST"] == "http://ollama:11434"
+        assert llm[name]["depends_on"]["ollama"] == {"condition": "service_healthy"}
+    assert set(llm) - set(bots) == {"ollama"}
+    assert (
+        llm["ollama"]["image"].startswith("ollama/ollama:")
+        and "latest" not in llm["ollama"]["image"]
+    )
+
+
+def test_the_readmes_compose_run_commands_use_mounts_the_service_has() -> None:
+    services = _compose()["services"]
+    runs = re.findall(r"docker compose run ([^\n`]+)", README.read_text(encoding="utf-8"))
+    assert runs, "the README shows how to run a command in the image"
+    for run in runs:
+        words = run.split()
+        flagged = [i + 1 for i, w in enumerate(words) if w in ("-v", "--volume")]
+        mounts = [words[i].split(":")[1] for i in flagged]
+        service = next(w for i, w in enumerate(words) if not w.startswith("-") and i not in flagged)
+        mounts += [v.split(":")[1] for v in services[service].get("volumes", []) if ":" in v]
+        for path in (w for w in words if w.startswith("/courses")):
+            assert any(path == m or path.startswith(f"{m}/") for m in mounts), run
 
 
 def test_every_image_is_pinned() -> None:
-    for name, service in _compose()["services"].items():
+    services = {**_compose()["services"], **_compose(COMPOSE_LLM)["services"]}
+    for name, service in services.items():
         image = service.get("image", "")
         if "build" in service or not image:
             continue
@@ -83,7 +128,8 @@ def test_every_image_is_pinned() -> None:
 
 def test_every_variable_the_compose_file_sets_is_a_real_setting() -> None:
     known = _settings_variables()
-    for name, service in _compose()["services"].items():
+    services = {**_compose()["services"], **_compose(COMPOSE_LLM)["services"]}
+    for name, service in services.items():
         for variable in service.get("environment", {}):
             if variable.startswith(ENV_PREFIX):
                 assert variable in known, f"{name}: {variable}"
