@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 from sqlalchemy import create_engine, text
 from support.databases import BACKENDS, migrated_database
 
@@ -52,6 +53,8 @@ def schedule_settings(tmp_path: Path, server_url: str | None, course_folders: Pa
         course_roles={"sample": {"instructor": ["telegram:42"]}},
         schedule_folders=course_folders,
         schedule_min_interval_s=1,
+        # The URL test's server listens on 127.0.0.1.
+        fetch_private_hosts=True,
     )
 
 
@@ -201,3 +204,39 @@ async def test_a_student_and_another_chats_admin_are_refused_in_the_core(core: C
         assert [r.text for r in response.replies] == [  # type: ignore[attr-defined]
             "Sorry, only a course instructor can schedule ingestion, quizzes and reminders."
         ]
+
+
+async def test_a_scheduled_url_is_ingested_then_skipped_while_the_server_says_unchanged(
+    core: CourseBot, schedule_settings: Settings, database_url: str
+) -> None:
+    answered: list[int] = []
+
+    async def syllabus(request: web.Request) -> web.StreamResponse:
+        if request.headers.get("If-None-Match") == '"v1"':
+            answered.append(304)
+            return web.Response(status=304)
+        answered.append(200)
+        body = "# Calculus syllabus\n\nThe final exam is on 2026-12-14 in Hall A.\n"
+        return web.Response(text=body, content_type="text/markdown", headers={"ETag": '"v1"'})
+
+    app = web.Application()
+    app.router.add_get("/syllabus.md", syllabus)
+    server = web.AppRunner(app)
+    await server.setup()
+    site = web.TCPSite(server, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        made = await core.handle(said(f"ingest http://127.0.0.1:{port}/syllabus.md every 1d"))
+        assert made.replies[0].text.startswith("Schedule #1: ingest http://")  # type: ignore[union-attr]
+        async with running_schedules(schedule_settings, core, poll_s=60) as runner:
+            await wait_for_runs(database_url, 1, 1)
+            await runner.fire(1, datetime(2030, 1, 2, tzinfo=UTC))
+    finally:
+        await server.cleanup()
+    runs = await runs_of(database_url, 1)
+    assert [(r.outcome, r.detail) for r in runs] == [
+        (Outcome.SKIPPED, "not modified (the server said so)"),
+        (Outcome.DONE, "1 added"),
+    ]
+    assert answered == [200, 304]

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,9 @@ from telegram.ext import AIORateLimiter, ContextTypes, TypeHandler
 
 from bot import composition
 from bot.composition import Assembly, open_assembly, open_core
+from bot.scheduling import running_schedules
 from bot.telegram import Polling, TelegramApplication, Webhook, build_application, handlers, running
+from bot.telegram.app import scheduled_poster
 from bot.telegram.updates import ChatOrderedUpdates
 from config import Settings
 from core.answering import extractive, quote_units
@@ -1506,3 +1509,41 @@ async def test_hand_made_page_data_naming_a_private_or_another_courses_page_show
     assert [c.method for c in calls] == ["answerCallbackQuery", "sendPhoto"]
     # Data that is not a page's at all never reaches the core.
     assert await tg.press(bobs.result, BOB, "page:../../etc:1") == []
+
+
+# Schedules --------------------------------------------------------------------------------
+
+
+async def test_a_scheduled_quiz_and_exam_reminders_are_posted_in_the_group_once(
+    tg: TelegramBot, settings: Settings
+) -> None:
+    await bind_group(tg)
+    [made] = texts(await tg.say(GROUP, TEACHER, "/schedule quiz derivatives mon 09:00"))
+    assert made == "Schedule #1: quiz on derivatives, mon 09:00."
+    [reminders] = texts(await tg.say(GROUP, TEACHER, "/schedule reminders on"))
+    assert reminders.startswith("Schedule #2: exam reminders here")
+    [refused] = texts(await tg.say(GROUP, ALICE, "/schedule quiz limits mon 09:00"))
+    assert refused.startswith("Sorry, only a course instructor can schedule")
+    poster = {"telegram": scheduled_poster(tg.application, tg.core)}
+    async with running_schedules(settings, tg.core, posters=poster, poll_s=60) as runner:
+        start = len(tg.fake.calls)
+        monday = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
+        # Two replicas would both call this at 9:00: the second finds the run claimed.
+        await asyncio.gather(runner.fire(1, monday), runner.fire(1, monday))
+        polls = [call for call in tg.fake.calls[start:] if call.method == "sendPoll"]
+        assert polls and {call.chat_id for call in polls} == {GROUP["id"]}
+        assert len({call.params["question"] for call in polls}) == len(polls)
+        # A vote on a scheduled poll counts like any other (the poll was remembered).
+        first = polls[0].result["poll"]
+        await tg.vote(first, BOB, 0)
+        # A week before the syllabus's final exam (2026-12-14), the reminder is posted.
+        start = len(tg.fake.calls)
+        await runner.fire(2, datetime(2026, 12, 7, 8, 0, tzinfo=UTC))
+        [reminder] = sent_messages(tg.fake.calls[start:])
+        assert reminder.chat_id == GROUP["id"]
+        assert "Final exam in 7 days: Monday 14 December 2026" in visible_text(reminder.text)
+    await course_in_dm(tg, TEACHER)
+    listing = joined(await tg.say(dm(TEACHER), TEACHER, "/schedules"))
+    assert "#1 quiz on derivatives, mon 09:00" in listing
+    assert "2026-12-07 09:00 UTC done: quiz on derivatives posted" in listing
+    assert "2026-12-07 08:00 UTC done: Final exam in 7 days" in listing
