@@ -183,6 +183,64 @@ def _print_replies(replies: Sequence[Any]) -> None:
         print(render(reply), flush=True)
 
 
+WORKER_DESCRIPTION = """Run background jobs from the Redis queue: ingestion of uploads and
+watched folders, lessons, and generated exercises, quizzes, flashcards and mind maps. The bots
+put them there when COURSEBOT_JOBS=redis (with COURSEBOT_REDIS_URL); run as many workers as
+you like, on any machine that shares the bots' settings, index, database and data dir (the
+uploads wait in its spool/ folder). Without COURSEBOT_JOBS=redis each bot runs its own jobs
+and no worker is needed.
+
+A job a worker was running when it was stopped (SIGTERM) goes back to the queue at once; one
+held by a worker that died (SIGKILL, a lost machine) is taken again once
+COURSEBOT_JOB_TIMEOUT_S plus 10 s have passed since it started, at most COURSEBOT_JOB_TRIES
+times. Runs until interrupted; /healthz, /readyz and /metrics on COURSEBOT_HTTP_PORT."""
+
+
+async def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.runtime import running_core, stop_task
+    from core.jobs.arq_queue import open_pool, worker
+
+    if settings.redis_url is None:
+        print(
+            "coursebot: the worker takes jobs from Redis: set COURSEBOT_REDIS_URL (and "
+            "COURSEBOT_JOBS=redis for the bots); without them each bot runs its own jobs",
+            file=sys.stderr,
+        )
+        return 2
+    async with running_core("worker", settings) as (assembly, shell):
+        pool = await open_pool(str(settings.redis_url), settings.redis_prefix)
+        runner = worker(
+            pool, settings.redis_prefix, assembly.bot.job_handlers(), assembly.metrics,
+            job_timeout_s=settings.job_timeout_s, tries=settings.job_tries,
+            concurrency=args.jobs or settings.worker_jobs,
+        )  # fmt: skip
+        main = asyncio.create_task(runner.main())
+        runner.main_task = main  # `close` cancels it
+        print(f"worker running ({runner.max_jobs} jobs at once); Ctrl-C stops", flush=True)
+        stop = asyncio.create_task(shell.wait())
+        try:
+            await asyncio.wait({main, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await stop_task(stop)
+            await runner.close()  # running jobs go back to the queue
+            await stop_task(main)
+        if main.done() and not main.cancelled() and main.exception() is not None:
+            raise main.exception()  # type: ignore[misc]
+    return 0
+
+
+def define_worker(work: argparse.ArgumentParser) -> None:
+    work.description = WORKER_DESCRIPTION
+    work.formatter_class = argparse.RawDescriptionHelpFormatter
+    work.add_argument(
+        "--jobs",
+        type=positive_int,
+        metavar="N",
+        help="jobs this worker runs at once (default COURSEBOT_WORKER_JOBS, 2)",
+    )
+    work.set_defaults(run=cmd_worker)
+
+
 EVAL_DESCRIPTION = """Measure retrieval (and, with --answers, answers) on a dataset laid out as
 DATASET_DIR/courses/<course_id>/<files> and DATASET_DIR/questions.jsonl.
 
@@ -768,6 +826,7 @@ SUBCOMMANDS: list[tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = 
     ("forget", "remove a document from a course", define_forget),
     ("watch", "re-ingest folders on a schedule", define_watch),
     ("schedule", "add, list or remove a course's schedules", define_schedule),
+    ("worker", "run background jobs (ingestion, lessons, generation) from Redis", define_worker),
     (
         "eval",
         "measure retrieval and answers on a dataset of courses and questions",

@@ -32,6 +32,7 @@ from core.generation import MaterialStore, StructuredModel, Writing
 from core.generation.materials import MaterialsDesk
 from core.generation.structured import Message
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
+from core.jobs import InProcessJobs, JobQueue
 from core.ledger import ReplyLedger
 from core.lessons import Engine, LessonService, pdflatex_available
 from core.llm import ChatModel
@@ -275,6 +276,10 @@ async def open_assembly(
             settings, retrieval, k, llm, dense, index, sessions, database, throttle, symbolic,
             metrics,
         )  # fmt: skip
+        jobs = await _jobs(settings, assembly.bot, metrics)
+        cleanup.push_async_callback(jobs.close)
+        assembly.bot.attach_jobs(jobs)
+        metrics.watch_queue(jobs.depth)
         # On the way out, after the flusher stops: what waits goes to the database now.
         cleanup.push_async_callback(_last_flush, assembly.outbox, settings.service_timeout_s)
         # Mistakes an outage left in the outbox go to the database once it is back.
@@ -284,6 +289,16 @@ async def open_assembly(
         counter = asyncio.create_task(assembly.bot.keep_counting_held_votes())
         cleanup.push_async_callback(_stop, counter)
         yield assembly
+
+
+async def _jobs(settings: Settings, bot: CourseBot, metrics: Metrics) -> JobQueue:
+    """Where heavy work runs: on Redis for the workers, or in this process."""
+    if settings.jobs == "redis" and settings.redis_url is not None:
+        from core.jobs.arq_queue import ArqJobs, open_pool
+
+        pool = await open_pool(str(settings.redis_url), settings.redis_prefix)
+        return ArqJobs(pool, settings.redis_prefix)
+    return InProcessJobs(bot.job_handlers(), metrics)
 
 
 async def _last_flush(outbox: MistakeOutbox, timeout_s: float) -> None:
@@ -435,7 +450,11 @@ def _assemble(
         access=CourseAccess(CourseBindings(database), courses, authority),
         courses=courses,
         uploads=UploadDesk(
-            ingestor, ExpectedUploads(sessions, settings.redis_prefix), settings.max_upload_bytes
+            ingestor,
+            ExpectedUploads(sessions, settings.redis_prefix),
+            settings.max_upload_bytes,
+            # Downloads wait for their job here: workers share the data dir (page pictures).
+            spool=settings.data_dir / "spool",
         ),
         ingestor=ingestor,
         ledger=ReplyLedger(sessions, settings.redis_prefix),

@@ -113,6 +113,11 @@ class Settings(BaseSettings):
     telegram_webhook_secret: SecretStr | None = Field(
         None, description="Webhook mode: the secret Telegram sends back; unset = generated."
     )
+    telegram_api_url: HttpUrl | None = Field(
+        None,
+        description="A Bot API server of your own (telegram-bot-api, larger files); "
+        "unset = api.telegram.org.",
+    )
     discord_token: SecretStr | None = None
     discord_dev_guild: int | None = Field(
         None, description="Sync slash commands to this server only (instant, for development)."
@@ -198,9 +203,13 @@ class Settings(BaseSettings):
     metrics_token: SecretStr | None = Field(
         None, description="Bearer token /metrics asks for; unset = open (keep the port private)."
     )
-    # Background jobs (ingestion, lessons, generation): on Redis with `coursebot worker`
-    # when COURSEBOT_REDIS_URL is set, else in this process. A job a killed worker held is
-    # taken up again once its timeout (plus a margin) has passed, up to `job_tries` times.
+    # Background jobs (ingestion, lessons, generation): in the process that was asked
+    # ("inprocess"), or on Redis for `coursebot worker` processes to run ("redis": run at
+    # least one worker). A job a killed worker held is taken up again once its timeout
+    # (plus a margin) has passed, up to `job_tries` times.
+    jobs: Literal["inprocess", "redis"] = Field(
+        "inprocess", description="Where heavy jobs run: here, or on workers through Redis."
+    )
     job_timeout_s: float = Field(
         1800, gt=0, description="Longest one job may run; a dead worker's job waits this long."
     )
@@ -284,6 +293,12 @@ class Settings(BaseSettings):
     @classmethod
     def _upper_level(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _redis_jobs_need_redis(self) -> Settings:
+        if self.jobs == "redis" and self.redis_url is None:
+            raise ValueError("COURSEBOT_JOBS=redis needs COURSEBOT_REDIS_URL")
+        return self
 
     @model_validator(mode="after")
     def _models_need_host(self) -> Settings:

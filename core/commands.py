@@ -210,6 +210,9 @@ class CommandSpec:
     needs_course: bool = True
     # Slow enough (retrieval, a model, rendering) for a "typing…" sign while it works.
     slow: bool = False
+    # Heavy (rendering, a model writing a set): run as a background job, on a worker when
+    # jobs go through Redis (core/jobs). A run after the first never makes a *new* set.
+    job: bool = False
     # A button's press: answered from a stored set, to the presser alone where the platform
     # can whisper, so it counts against the person's limit only.
     tap: bool = False
@@ -533,7 +536,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
             Option("topic", "the topic to practise", required=True, rest=True),
             Option("difficulty", "medium when left out", choices=("easy", "medium", "hard")),
         ),
-        slow=True, misuse="Which topic? Use /exercise TOPIC [easy|medium|hard].",
+        slow=True, job=True, misuse="Which topic? Use /exercise TOPIC [easy|medium|hard].",
     ),
     CommandSpec(
         "lesson", "a short lesson on a topic as PDF slides",
@@ -551,7 +554,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
                    noun="reading profile"),
             _NEW,
         ),
-        slow=True, also=' | edit N "instruction"',
+        slow=True, job=True, also=' | edit N "instruction"',
         misuse=LESSON_MISUSE,
     ),
     CommandSpec(
@@ -569,7 +572,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
             Option("csv", "attach a CSV too", Kind.BOOLEAN),
             Option("anki", "attach an Anki deck (.apkg) too", Kind.BOOLEAN),
         ),
-        slow=True, misuse=_study_misuse("flashcards"),
+        slow=True, job=True, misuse=_study_misuse("flashcards"),
     ),
     CommandSpec(
         "quiz", "a multiple-choice quiz on a topic",
@@ -582,7 +585,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
             Option("questions", "how many", Kind.INTEGER, low=1, high=30, metavar="N"),
             _NEW,
         ),
-        slow=True, misuse=_study_misuse("quiz", " [N]"),
+        slow=True, job=True, misuse=_study_misuse("quiz", " [N]"),
     ),
     CommandSpec(
         "pick", "answer a quiz question",
@@ -617,7 +620,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "mindmap", "a mind map of a topic, as a picture",
         lambda d, c: d.study.mindmap(c.context, c.args.text("topic"), fresh=c.args.flag("new")),
-        (_TOPIC, _NEW), slow=True, misuse=_study_misuse("mindmap"),
+        (_TOPIC, _NEW), slow=True, job=True, misuse=_study_misuse("mindmap"),
     ),
     CommandSpec(
         "materials", "your generated lessons, quizzes and exercises; `/materials send ID` again",

@@ -12,16 +12,18 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import suppress
+from dataclasses import asdict, replace
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import structlog
 
 from core.answering import QuestionAnswering
 from core.catalog import CatalogDesk
-from core.commands import Call, Desks, ParsedCommand, command_spec, help_text
+from core.commands import Arguments, Call, Desks, ParsedCommand, command_spec, help_text
 from core.context import Audience, Context, Member, Role
 from core.courses.access import BIND_IN_DM, UNBIND_IN_DM, CourseAccess, NoCourseError
 from core.courses.ids import parse_course_id
@@ -37,10 +39,17 @@ from core.generation.materials import MaterialsDesk
 from core.index import ChunkIndex
 from core.index.payload import ChunkRecord
 from core.input_limits import check_text_length
+from core.jobs import InProcessJobs, JobHandler, JobQueue, JobRun
 from core.ledger import ReplyLedger
 from core.lessons import LessonResult, LessonService, Profile
 from core.lessons.command import parse_bounds, parse_profile
-from core.material import IngestReport, MaterialIngestor, ProgressCallback, SourceFile
+from core.material import (
+    IngestProgress,
+    IngestReport,
+    MaterialIngestor,
+    ProgressCallback,
+    SourceFile,
+)
 from core.metrics import Metrics
 from core.outages import REDIS, Outages, service_of
 from core.page_pictures import PagePictures
@@ -130,6 +139,8 @@ class CourseBot:
         self._catalog = catalog
         self._pictures = pictures
         self._metrics = metrics or Metrics()
+        # Heavy work runs here until a queue is attached (the composition root does).
+        self._jobs: JobQueue = InProcessJobs(self.job_handlers(), self._metrics)
         # What every command's handler may call (`core.commands.COMMANDS`).
         self._desks = Desks(
             core=self, access=access, practice=practice, review=review, uploads=uploads,
@@ -232,7 +243,11 @@ class CourseBot:
                     command=spec.name, shows=spec.confidential, course=ctx.course_id
                 )
             )
-        result = await spec.handler(self._desks, Call(request, ctx, spec.arguments(parsed)))
+        call = Call(request, ctx, spec.arguments(parsed))
+        if spec.job:
+            result = await self._jobs.run("command", _portable(spec.name, call), key=request.key)
+        else:
+            result = await spec.handler(self._desks, call)
         return _response(result, private=spec.private)
 
     # Commands of the core's own (the registry's handlers call them) ------------------------
@@ -352,9 +367,88 @@ class CourseBot:
                 return Response()  # shared with the class, not sent to the bot
             return Response.of(Notice(SEND_NOTES_FIRST), private=True)
         summary = await self._uploads.receive(
-            ctx, request.files, private=private, on_progress=request.on_progress
+            ctx,
+            request.files,
+            private=private,
+            on_progress=request.on_progress,
+            ingest=lambda sources, owner, progress: self._ingest_job(
+                ctx.course_id, sources, owner, progress, key=request.key
+            ),
         )
         return Response.of(summary, private=True)
+
+    # Background jobs (core/jobs): what the bots hand over, and what a worker runs --------
+
+    def attach_jobs(self, jobs: JobQueue) -> None:
+        """Run heavy work through `jobs` (built with `job_handlers`, hence after the core)."""
+        self._jobs = jobs
+
+    @property
+    def jobs(self) -> JobQueue:
+        return self._jobs
+
+    def job_handlers(self) -> dict[str, JobHandler]:
+        return {"ingest": self._run_ingest, "command": self._run_command}
+
+    async def _ingest_job(
+        self,
+        course_id: str,
+        sources: Sequence[SourceFile],
+        owner: str | None,
+        on_progress: ProgressCallback | None,
+        *,
+        key: str | None = None,
+        by: str = "console",
+    ) -> IngestReport:
+        async def progress(payload: dict[str, Any]) -> None:
+            if on_progress is not None:
+                outcome = on_progress(IngestProgress(**payload))
+                if outcome is not None:
+                    await outcome
+
+        args = {
+            "course": course_id,
+            "owner": owner,
+            "by": by,
+            "files": [[str(source.path), source.file_name] for source in sources],
+        }
+        report: IngestReport = await self._jobs.run("ingest", args, key=key, on_progress=progress)
+        return report
+
+    async def ingest_job(
+        self,
+        course: str,
+        sources: Sequence[SourceFile],
+        *,
+        owner: str | None = None,
+        on_progress: ProgressCallback | None = None,
+        by: str = "console",
+    ) -> IngestReport:
+        """`ingest_files` as a background job (a worker's, when jobs go through Redis)."""
+        return await self._ingest_job(parse_course_id(course), sources, owner, on_progress, by=by)
+
+    async def _run_ingest(self, args: Mapping[str, Any], run: JobRun) -> IngestReport:
+        sources = [SourceFile(Path(path), name) for path, name in args["files"]]
+
+        async def progress(state: IngestProgress) -> None:
+            await run.report(asdict(state))
+
+        # Idempotent: a second run skips the files the first one finished and replaces
+        # what it left half-written (ingestion/pipeline.py).
+        return await self.ingest_files(
+            args["course"], sources, owner=args["owner"], on_progress=progress, by=args["by"]
+        )
+
+    async def _run_command(self, args: Mapping[str, Any], run: JobRun) -> Reply | list[Reply]:
+        spec = command_spec(args["name"])
+        if spec is None or not spec.job:
+            raise ValueError(f"/{args['name']} is not a job")
+        values = dict(args["values"])
+        if not run.first:
+            # The first run may have saved a new set before it died: serve that one.
+            values.pop("new", None)
+        call = Call(args["request"], args["ctx"], Arguments(values))
+        return await spec.handler(self._desks, call)
 
     async def exercise_moved(self, request: Request, chat_id: str) -> None:
         """The adapter posted the exercise `request` started to the shared chat `chat_id`
@@ -593,6 +687,13 @@ def _response(result: Reply | Sequence[Reply], *, private: bool) -> Response:
     """A routed response, private as the policy says (`core.visibility.response_private`)."""
     replies = tuple(result) if isinstance(result, Sequence) else (result,)
     return Response(replies, response_private(replies, command_private=private))
+
+
+def _portable(name: str, call: Call) -> dict[str, Any]:
+    """A command's call as a job's arguments: what crosses to a worker (no callbacks, no
+    files: a job command takes none)."""
+    request = replace(call.request, files=(), on_progress=None)
+    return {"name": name, "request": request, "ctx": call.ctx, "values": dict(call.args.values)}
 
 
 def _command_of(request: Request) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,7 +20,13 @@ import structlog
 
 from core.context import Context
 from core.errors import BadInputError, UserFacingError
-from core.material import MaterialIngestor, ProgressCallback, SourceFile, size_problem
+from core.material import (
+    IngestReport,
+    MaterialIngestor,
+    ProgressCallback,
+    SourceFile,
+    size_problem,
+)
 from core.permissions import Action, require
 from core.replies import IngestSummary, Notice
 from core.requests import IncomingFile
@@ -75,10 +81,21 @@ def _fit(text: str, max_bytes: int) -> str:
 
 
 @contextmanager
-def upload_folder() -> Iterator[Path]:
-    """A private temporary folder, removed with everything in it afterwards."""
-    with tempfile.TemporaryDirectory(prefix="coursebot-upload-") as folder:
+def upload_folder(spool: Path | None = None) -> Iterator[Path]:
+    """A private temporary folder, removed with everything in it afterwards; under `spool`
+    when given (a folder the workers that ingest it can read too)."""
+    if spool is not None:
+        spool.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(
+        prefix="coursebot-upload-", dir=spool, ignore_cleanup_errors=True
+    ) as folder:
         yield Path(folder)
+
+
+# Ingests downloaded files (a background job, core/jobs): (sources, owner, progress) -> report.
+Ingest = Callable[
+    [Sequence[SourceFile], str | None, ProgressCallback | None], Awaitable[IngestReport]
+]
 
 
 class ExpectedUploads:
@@ -113,11 +130,18 @@ class ExpectedUploads:
 
 class UploadDesk:
     def __init__(
-        self, ingestor: MaterialIngestor, expected: ExpectedUploads, max_bytes: int
+        self,
+        ingestor: MaterialIngestor,
+        expected: ExpectedUploads,
+        max_bytes: int,
+        spool: Path | None = None,
     ) -> None:
+        """Uploads are downloaded under `spool` (the data dir's, which workers share) or, when
+        None, the system's temporary folder."""
         self._ingestor = ingestor
         self._expected = expected
         self._max_bytes = max_bytes
+        self._spool = spool
 
     async def announce(self, ctx: Context, *, private: bool) -> Notice:
         """`/ingest` or `/notes` without a file: the user's next files here are for it."""
@@ -142,20 +166,23 @@ class UploadDesk:
         *,
         private: bool,
         on_progress: ProgressCallback | None = None,
+        ingest: Ingest | None = None,
     ) -> IngestSummary:
+        """Check, download and ingest `files`, through `ingest` when given (a job)."""
         self._may_add(ctx, private=private)
         for file in files:  # everything is checked before anything is downloaded
             self.check(file)
         await self._expected.done(ctx)
-        with upload_folder() as folder:
+        owner = ctx.user_id if private else None
+        with upload_folder(self._spool) as folder:
             # One folder per file: two attachments may carry the same name.
             sources = [await _download(file, folder / str(n)) for n, file in enumerate(files)]
-            report = await self._ingestor.ingest(
-                sources,
-                ctx.course_id,
-                owner_id=ctx.user_id if private else None,
-                on_progress=on_progress,
-            )
+            if ingest is not None:
+                report = await ingest(sources, owner, on_progress)
+            else:
+                report = await self._ingestor.ingest(
+                    sources, ctx.course_id, owner_id=owner, on_progress=on_progress
+                )
         return IngestSummary(report)
 
     def check(self, file: IncomingFile) -> None:

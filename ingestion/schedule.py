@@ -326,7 +326,8 @@ class ScheduleRunner:
         sources, missing = discover([Path(schedule.spec.target)])
         if not sources and missing:
             return Outcome.FAILED, missing[0].error or "the folder is not there"
-        report = await self._core.ingest_files(
+        # A job: a worker's with COURSEBOT_JOBS=redis (the folder mounted there too).
+        report = await self._core.ingest_job(
             schedule.course_id, sources, by=f"schedule:{schedule.schedule_id}"
         )
         return _outcome(report)

@@ -93,7 +93,13 @@ async def run_telegram(args: argparse.Namespace, settings: Settings) -> int:
         print(f"coursebot: {error}", file=sys.stderr)
         return 2
     async with running_core("telegram", settings) as (assembly, shell):
-        application = build_application(settings, assembly.bot)
+        api = str(settings.telegram_api_url).rstrip("/") if settings.telegram_api_url else None
+        application = build_application(
+            settings,
+            assembly.bot,
+            base_url=f"{api}/bot" if api else None,
+            base_file_url=f"{api}/file/bot" if api else None,
+        )
         try:
             async with (
                 running(application, mode),

@@ -493,7 +493,10 @@ class ChunkIndex:
             self._writes[""] += 1
 
     async def document_hash(self, course_id: str, document_id: str) -> str | None:
-        """The file hash stored with a document's chunks, or None if it is not indexed."""
+        """The file hash stored with a document's chunks, or None if it is not indexed or
+        its chunks were written only in part (a process killed mid-write: ingesting the file
+        again replaces them). A complete generation's older siblings, left by a process
+        killed between writing it and deleting them, are deleted here."""
         match_doc = models.FieldCondition(
             key=f.DOCUMENT_ID, match=models.MatchValue(value=document_id)
         )
@@ -501,9 +504,33 @@ class ChunkIndex:
             self.collection,
             scroll_filter=course_filter(course_id, match_doc),
             limit=1,
-            with_payload=models.PayloadSelectorInclude(include=[f.FILE_HASH]),
+            with_payload=models.PayloadSelectorInclude(
+                include=[f.FILE_HASH, f.GENERATION, f.CHUNK_COUNT]
+            ),
         )
-        return (points[0].payload or {}).get(f.FILE_HASH) if points else None
+        if not points:
+            return None
+        payload = points[0].payload or {}
+        expected = payload.get(f.CHUNK_COUNT)
+        generation = payload.get(f.GENERATION)
+        if not expected or generation is None:  # written before counts were kept
+            return payload.get(f.FILE_HASH)
+        match_generation = models.FieldCondition(
+            key=f.GENERATION, match=models.MatchValue(value=generation)
+        )
+        stored = await self.client.count(
+            self.collection,
+            count_filter=course_filter(course_id, match_doc, match_generation),
+            exact=True,
+        )
+        if stored.count < expected:
+            return None
+        everything = await self.client.count(
+            self.collection, count_filter=course_filter(course_id, match_doc), exact=True
+        )
+        if everything.count > stored.count:
+            await self.delete_document(course_id, document_id, keep_generation=generation)
+        return payload.get(f.FILE_HASH)
 
     async def exercise_sources(
         self, ctx: Context, exercise_id: str | None = None

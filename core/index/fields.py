@@ -33,6 +33,8 @@ GENERATION = "generation"
 # Whether the chunk teaches or is course logistics (core.content_kind); absent on chunks
 # stored before it was recorded.
 CONTENT_KIND = "content_kind"
+# How many chunks the document's generation has (a partial write has fewer stored).
+CHUNK_COUNT = "chunk_count"
 EXERCISE_ID = "exercise_id"
 EXERCISE_SOURCE = "exercise_source"
 # The document's identity (core.documents.identity), on every chunk of it.

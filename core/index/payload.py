@@ -48,6 +48,9 @@ class ChunkPayload:
     page_count: int = 0
     file_bytes: int = 0
     content_kind: ContentKind = ContentKind.UNKNOWN
+    # The document's chunks in this generation: fewer stored means a write that died
+    # half-way (a killed worker), which the next ingestion replaces instead of skipping.
+    chunk_count: int = 0
 
     def to_payload(self) -> dict[str, Any]:
         payload: dict[str, Any] = dict(self.attributes)
@@ -70,6 +73,7 @@ class ChunkPayload:
                 f.TEXT: self.text,
                 f.PAGE_COUNT: self.page_count,
                 f.FILE_BYTES: self.file_bytes,
+                f.CHUNK_COUNT: self.chunk_count,
             }
         )
         payload.update(self.identity.to_payload())
