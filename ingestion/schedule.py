@@ -71,6 +71,7 @@ from ingestion.url_source import UrlLimits, Validators, fetch
 log = structlog.get_logger(__name__)
 
 POST_GRACE = timedelta(hours=1)
+SCHEDULED_QUESTIONS = 5
 MAX_INGEST_GRACE = timedelta(days=1)
 _LOCAL = "local"
 
@@ -319,7 +320,8 @@ class ScheduleRunner:
                 bind_key=keys[0] if keys else None,
             ),
             message_id=f"schedule:{schedule.schedule_id}:{due:%Y%m%dT%H%M%S}",
-            command=ParsedCommand("quiz", f"{schedule.spec.target} --new"),
+            # A new set each time, short enough for a group's feed.
+            command=ParsedCommand("quiz", f"{schedule.spec.target} {SCHEDULED_QUESTIONS} --new"),
         )
 
     async def _ingest_folder(self, schedule: Schedule) -> tuple[str, str]:

@@ -92,14 +92,25 @@ async def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     import discord
 
     from bot.discord.client import build_client
+    from bot.discord.delivery import scheduled_poster
+    from bot.discord.members import PLATFORM
     from bot.runtime import running_core, until_stopped
+    from bot.scheduling import running_schedules
 
     async with running_core("discord", settings) as (assembly, shell):
         client = build_client(
             assembly.bot, settings, shard_count=args.shards, shard_ids=args.shard_ids
         )
         try:
-            async with client:  # closes the gateway on the way out
+            async with (
+                client,  # closes the gateway on the way out
+                running_schedules(
+                    settings,
+                    assembly.bot,
+                    posters={PLATFORM: scheduled_poster(client)},
+                    metrics=assembly.metrics,
+                ),
+            ):
                 await until_stopped(shell, client.start(settings.discord_token.get_secret_value()))
         except discord.LoginFailure:
             print("coursebot: Discord refused COURSEBOT_DISCORD_TOKEN", file=sys.stderr)

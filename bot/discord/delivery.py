@@ -14,6 +14,9 @@ import discord
 from bot.discord.buttons import view_of
 from bot.discord.render import Outgoing, progress, render_all
 from core.replies import Reply
+from core.requests import Request, Response
+from core.schedules import Schedule
+from ingestion.schedule import Post
 
 NO_MENTIONS = discord.AllowedMentions.none()
 
@@ -121,6 +124,22 @@ async def post(
             reference = None
         else:
             await channel.send(**_message_kwargs(message))
+
+
+def scheduled_poster(client: discord.Client) -> Post:
+    """How this bot posts a scheduled run's response (a quiz, exam reminders) in the
+    channel it was scheduled in."""
+
+    async def post_scheduled(schedule: Schedule, _request: Request, response: Response) -> None:
+        if schedule.chat_id is None:
+            raise ValueError("a scheduled post without a channel")
+        channel_id = int(schedule.chat_id)
+        channel = client.get_channel(channel_id) or await client.fetch_channel(channel_id)
+        if not isinstance(channel, discord.abc.Messageable):
+            raise ValueError(f"channel {channel_id} takes no messages")
+        await post(channel, render_all(list(response.replies)))
+
+    return post_scheduled
 
 
 def _content(message: Outgoing) -> dict[str, Any]:

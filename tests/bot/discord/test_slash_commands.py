@@ -4,6 +4,7 @@ by the real core, with what the client sends to Discord recorded by a fake HTTP 
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 from discord import AppCommandOptionType
 from support.fake_discord import (
@@ -13,6 +14,7 @@ from support.fake_discord import (
     AUTOCOMPLETE_RESULT,
     BOB,
     COURSE,
+    COURSE_CHANNEL_ID,
     DEFER,
     DELETE_ORIGINAL,
     EDIT_ORIGINAL,
@@ -35,8 +37,10 @@ from support.fake_discord import (
 
 from bot.discord.client import STALE_COMMAND
 from bot.discord.commands import description
+from bot.discord.delivery import scheduled_poster
 from bot.discord.members import user_key
 from bot.discord.render import EMBED_DESCRIPTION_LIMIT, MESSAGE_LIMIT
+from bot.scheduling import running_schedules
 from core.answering import QuestionAnswering
 from core.commands import COMMANDS as REGISTRY
 from core.commands import Kind
@@ -444,3 +448,22 @@ async def test_a_command_this_version_does_not_know_gets_a_polite_reply(app) -> 
     assert reply.payload["type"] == 4
     assert reply.ephemeral
     assert reply.content == STALE_COMMAND
+
+
+async def test_a_quiz_scheduled_in_a_channel_is_posted_there_once(app, settings) -> None:
+    sent = await app.run("schedule", TESS, IN_COURSE, what="quiz derivatives daily 09:00")
+    assert "Schedule #1: quiz on derivatives, daily 09:00." in sent[-1].content
+    refused = await app.run("schedule", ALICE, IN_COURSE, what="quiz limits mon 09:00")
+    assert "only a course instructor can schedule" in refused[-1].content
+    posters = {"discord": scheduled_poster(app.client)}
+    async with running_schedules(settings, app.bot, posters=posters, poll_s=60) as runner:
+        start = len(app.fake.channel_messages(COURSE_CHANNEL_ID))
+        due = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
+        await asyncio.gather(runner.fire(1, due), runner.fire(1, due))
+        posted = app.fake.channel_messages(COURSE_CHANNEL_ID)[start:]
+    # Once (of two replicas firing it), five questions, each with its A–D buttons.
+    header, *questions = posted
+    assert header.content.startswith("**Quiz: derivatives (5 questions)**")
+    assert len(questions) == 5 and all(m.payload.get("components") for m in questions)
+    listing = await app.run("schedules", TESS, IN_COURSE)
+    assert "2026-12-07 09:00 UTC done: quiz on derivatives posted" in listing[-1].content
