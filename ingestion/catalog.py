@@ -4,7 +4,15 @@ document (replaced with it, removed with it); private notes never feed the catal
 
 from __future__ import annotations
 
-from core.catalog import CourseFact, OutcomeFact, SourceTable, extract_facts, extract_outcomes
+from core.catalog import (
+    AssessmentFact,
+    CourseFact,
+    OutcomeFact,
+    SourceTable,
+    extract_assessments,
+    extract_facts,
+    extract_outcomes,
+)
 from ingestion.chunking import section_label
 from ingestion.documents import BlockKind, LoadedDocument
 
@@ -31,6 +39,14 @@ def course_outcomes(document: LoadedDocument, document_id: str) -> list[OutcomeF
         tables, file_name=document.file_name, document_id=document_id, title=document.title,
         texts=_texts(document),
     )  # fmt: skip
+
+
+def course_assessments(document: LoadedDocument, document_id: str) -> list[AssessmentFact]:
+    """The graded parts of the document's course (a syllabus's assessment table)."""
+    tables = _tables(document)
+    if not tables:
+        return []
+    return extract_assessments(tables, file_name=document.file_name, document_id=document_id)
 
 
 def _texts(document: LoadedDocument) -> tuple[str, ...]:

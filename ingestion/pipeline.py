@@ -21,7 +21,7 @@ from pathlib import Path
 
 import structlog
 
-from core.catalog import CatalogStore, CourseFact, OutcomeFact
+from core.catalog import AssessmentFact, CatalogStore, CourseFact, OutcomeFact
 from core.embedding.embedder import Embedder
 from core.index import ChunkIndex, SparseEncoder
 from core.material import (
@@ -38,7 +38,7 @@ from core.outages import FILE_UNAVAILABLE, service_of
 from core.page_pictures import PageDraft, PagePictures
 from core.visibility import chunk_visibility, is_private
 from ingestion.captioning import ImageCaptioner
-from ingestion.catalog import course_facts, course_outcomes
+from ingestion.catalog import course_assessments, course_facts, course_outcomes
 from ingestion.chunking import Chunk, chunk_document
 from ingestion.document_identity import identify
 from ingestion.documents import Block, LoadedDocument
@@ -98,6 +98,7 @@ class _Prepared:
     replaces: bool
     facts: list[CourseFact] = field(default_factory=list)
     outcomes: list[OutcomeFact] = field(default_factory=list)
+    assessments: list[AssessmentFact] = field(default_factory=list)
     # Its pages' pictures, shown once its chunks are in (`PagePictures.commit`).
     pictures: PageDraft | None = None
 
@@ -306,10 +307,11 @@ class Ingestor:
             # The shared catalog is made of course material only, never of private notes.
             facts = course_facts(document, doc_id) if owner_id is None else []
             outcomes = course_outcomes(document, doc_id) if owner_id is None else []
+            graded = course_assessments(document, doc_id) if owner_id is None else []
             pictures = await self._picture(source, course_id, doc_id)
             return _Prepared(
                 source, meta, chunks, document.page_count, previous is not None, facts,
-                outcomes, pictures,
+                outcomes, graded, pictures,
             )  # fmt: skip
         except Exception as error:
             return _failure(source, course_id, error)
@@ -373,8 +375,9 @@ class Ingestor:
                 # Before the chunks: a failure here leaves the file to be ingested again.
                 meta = prepared.meta
                 await self.catalog.replace_document(
-                    meta.course_id, meta.document_id, prepared.facts, prepared.outcomes
-                )
+                    meta.course_id, meta.document_id, prepared.facts, prepared.outcomes,
+                    prepared.assessments,
+                )  # fmt: skip
             try:
                 await self.writer.replace(
                     prepared.meta, prepared.chunks, uuid.uuid4().hex, embedded

@@ -4,11 +4,13 @@ tables at ingestion, stored with their source, and the chat's deterministic answ
 
 from core.catalog.desk import CatalogDesk
 from core.catalog.extract import (
+    AssessmentFact,
     CourseFact,
     DocumentVersion,
     OutcomeFact,
     OutcomeKind,
     SourceTable,
+    extract_assessments,
     extract_facts,
     extract_outcomes,
 )
@@ -18,6 +20,7 @@ from core.catalog.rules import CourseRules
 from core.catalog.store import CatalogStore
 
 __all__ = [
+    "AssessmentFact",
     "Catalog",
     "CatalogDesk",
     "CatalogStore",
@@ -31,6 +34,7 @@ __all__ = [
     "Resolution",
     "SourceTable",
     "StudentProfile",
+    "extract_assessments",
     "extract_facts",
     "extract_outcomes",
 ]

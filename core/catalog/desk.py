@@ -4,6 +4,7 @@ tables with their citations. Every reply names the version its facts come from."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import structlog
@@ -11,7 +12,7 @@ import structlog
 from core.catalog.advisor import Advisor
 from core.catalog.cited import Cited
 from core.catalog.codes import Kind, Prerequisites, Requirement
-from core.catalog.extract import CourseFact, OutcomeFact
+from core.catalog.extract import AssessmentFact, CourseFact, OutcomeFact
 from core.catalog.graph import Catalog, Course, Eligibility, Outcome
 from core.catalog.intent import Asked, CatalogQuestion, asks_catalog, carried_over, read_question
 from core.catalog.profile import PROFILE_USAGE, StudentProfile, parse_profile
@@ -123,6 +124,10 @@ class CatalogDesk:
             rules = CourseRules()
             if asked is not None and Asked.AHEAD in asked.asked:
                 rules = await self._store.rules(ctx.course_id)
+            graded: list[AssessmentFact] = []
+            if asked is not None and Asked.GRADING in asked.asked and asked.courses:
+                codes = [f.code for c in asked.courses for f in c.facts]
+                graded = await self._store.assessments(ctx.course_id, list(dict.fromkeys(codes)))
         except Exception as error:
             # The material can still answer while the database is down: retrieval needs none.
             log.warning("catalog unavailable, answering from retrieval", error=type(error).__name__)
@@ -143,6 +148,10 @@ class CatalogDesk:
             catalog = of_intake
             asked = read_question(question, catalog, earlier) or asked
         cited = Cited()
+        if graded:
+            return cited.answer(_grading_lines(asked.courses, graded, cited))
+        if Asked.GRADING in asked.asked and not asked.asked & _COURSE_ASKS:
+            return None  # no assessment table: the material's passages may still say
         advisor = Advisor(catalog, outcomes, cited, intake=asked.intake, rules=rules)
         lines = self._advice(advisor, asked, question, profile, reads_alone(ctx))
         if lines is None:
@@ -175,8 +184,7 @@ class CatalogDesk:
             return None if courses else []
         if Asked.OUTCOMES in wants:
             return advisor.outcomes(question, courses)
-        course_asks = {Asked.PREREQUISITES, Asked.UNLOCKS, Asked.CREDITS, Asked.SEMESTER}
-        if Asked.GROUPS in wants and not (courses and wants & course_asks):
+        if Asked.GROUPS in wants and not (courses and wants & _COURSE_ASKS):
             return advisor.groups(question, courses)
         if courses:
             return None
@@ -582,6 +590,42 @@ def _in_plan_order(catalog: Catalog, courses: Sequence[Course]) -> list[Course]:
         return (semester, course.code)
 
     return sorted(courses, key=order)
+
+
+_COURSE_ASKS = frozenset({Asked.PREREQUISITES, Asked.UNLOCKS, Asked.CREDITS, Asked.SEMESTER})
+
+
+def _grading_lines(
+    courses: Sequence[Course], graded: Sequence[AssessmentFact], cited: Cited
+) -> list[str]:
+    """Each named course's graded parts, weights first; for several, the final exams side by
+    side."""
+    lines = []
+    finals = []
+    for course in courses:
+        rows = [g for g in graded if code_key(g.course) == code_key(course.code)]
+        if not rows:
+            lines.append(f"{_title(course)}: the material has no assessment table for it.")
+            continue
+        parts = "; ".join(_graded_part(row) for row in rows)
+        lines.append(f"{_title(course)} is graded{cited.mark(rows[0])}: {parts}.")
+        final = [r for r in rows if "final" in r.category.lower()]
+        if final:
+            finals.append(f"{course.code} {' + '.join(r.weight for r in final)}")
+    if len(finals) > 1:
+        lines.append(f"Final exam weight: {', '.join(finals)}.")
+    return lines
+
+
+def _graded_part(row: AssessmentFact) -> str:
+    parts = f" ({row.parts} parts)" if row.parts.isdigit() and int(row.parts) > 1 else ""
+    details = []
+    if row.duration and len(row.duration) <= 40:
+        details.append(row.duration)
+    if re.fullmatch(r"\d+(?:[.,]\d+)?", row.criterion.strip()):
+        details.append(f"at least {row.criterion.strip()}")
+    shown = f" ({', '.join(details)})" if details else ""
+    return f"{' '.join(row.category.split())}{parts} {row.weight}{shown}"
 
 
 def _semester_of(catalog: Catalog, course: Course) -> int | None:

@@ -475,3 +475,66 @@ def _description_column(table: SourceTable, beside: int) -> int | None:
     if best is None or lengths[best] < 20 * len(table.rows):
         return None
     return best
+
+
+@dataclass(frozen=True, slots=True)
+class AssessmentFact:
+    """One graded part of a course as its syllabus's assessment table states it: the
+    category ("Final exam"), its weight, how many parts, how long, the completion criterion
+    (the cells' text, tidied)."""
+
+    course: str
+    category: str
+    weight: str
+    file_name: str
+    document_id: str
+    parts: str = ""
+    duration: str = ""
+    criterion: str = ""
+    section: str = ""
+    page: int | None = None
+    ordinal: int = 0
+
+
+def extract_assessments(
+    tables: list[SourceTable], *, file_name: str, document_id: str
+) -> list[AssessmentFact]:
+    """The rows of a course's assessment table: a category (or assessment, component) column
+    and a weight column, in a document that states its course's code."""
+    course = next((f.code for t in tables for f in _key_value_table(t)), "")
+    if not course:
+        return []
+    found: list[AssessmentFact] = []
+    for table in tables:
+        names = [_key(cell) for cell in table.header]
+        category = next((i for i, n in enumerate(names)
+                         if n in {"category", "assessment", "component", "assessment component"}),
+                        None)  # fmt: skip
+        weight = next((i for i, n in enumerate(names) if n.startswith("weight")), None)
+        if category is None or weight is None:
+            continue
+        column = {n: i for i, n in enumerate(names)}
+        for row in table.rows:
+            cell = _cell_of(row)
+            name, share = cell(category), _percent(cell(weight))
+            if not name or not share:
+                continue
+            found.append(
+                AssessmentFact(
+                    course=course, category=name, weight=share, file_name=file_name,
+                    document_id=document_id, parts=cell(column.get("part")),
+                    duration=cell(column.get("duration")),
+                    criterion=cell(column.get("completion criteria")),
+                    section=table.section, page=table.page, ordinal=len(found),
+                )
+            )  # fmt: skip
+    return found
+
+
+def _percent(text: str) -> str:
+    """ "10.0%" as "10%"; a cell without a number is no weight."""
+    match = re.search(r"\d+(?:[.,]\d+)?", text)
+    if match is None:
+        return ""
+    value = float(match.group().replace(",", "."))
+    return f"{value:g}%"

@@ -23,6 +23,7 @@ The rules, read on the folded question (each pinned by tests/core/catalog/test_i
 | "which combo fits AI for biology?", "is DBM302m a combo option?" (6) | GROUPS |
 | "what does PLO13 mean?", "which PLOs does DAP391m map to?", "PO4" (7) | OUTCOMES |
 | "what can I take next?" (8) | TAKE_NEXT |
+| "how is DBI202 graded?", "MAE101 vs MAI391: which final weighs more?" (10) | GRADING |
 | "what replaced SSL101c in K20?", "is CSI106 the same in K18-K19?" (9) | VERSIONS |
 | any of these naming an intake ("K18") (3) | the same, `intake` set |
 
@@ -39,7 +40,8 @@ outcome's text, a course's map, the courses serving an outcome, their numbers. (
 student's profile, read only where the reply reaches the student alone. (9) A course named
 with a word of change ("same", "replaced", "changed", "different", "new", "old") and an
 intake or "curriculum": each curriculum's row of the course, and what took a dropped
-course's place.
+course's place. (10) With a course named, from its syllabus's assessment table; sitting an
+exam ("can I sit the final of X") stays the syllabus's conditions, for retrieval.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ class Asked(StrEnum):
     OUTCOMES = "outcomes"
     TAKE_NEXT = "take_next"
     VERSIONS = "versions"
+    GRADING = "grading"
 
 
 # What the programme is asked, with no course needed.
@@ -109,6 +112,9 @@ _PATTERNS = {
     r" (?:next|now)\b"
     r"|\bwhat(?:'s| is) next for me\b|\bwhat (?:courses|subjects) (?:can|could|should) i take\b"
     r"|\bwhat am i (?:able|allowed|eligible) to take\b",
+    Asked.GRADING: r"\bgrad(?:ed|ing)\b|\bweights?\b|\bassessments?\b|\bassessed\b"
+    r"|\bevaluated\b|\bfinal exams?\b|\bprogress tests?\b|\bscore to pass\b|\bpass mark\b"
+    r"|\bcompletion criteri\w*",
     Asked.VERSIONS: r"(?=.*\b(?:k\d{2}|curriculum|curricula|version)\b)"
     r".*\b(?:same|chang\w*|differ\w*|replac\w*|instead|newer|older|new|old|still there)\b",
 }
@@ -129,6 +135,10 @@ _EXAM = re.compile(
     r"\b(?:final|finals|exams?|examinations?|tests?|resits?|retakes?|fe|pe|te)\b"
 )
 # "semester 4", "sem 5 to 8", "kì 7" (folded "ki 7"), "sem 8 and after".
+_SITTING = re.compile(
+    r"\b(?:can i|may i|could i|allowed|eligible|conditions?|admitted|requirements?)\b"
+)
+_DELIVERY = re.compile(r"\b(?:online|offline|slots?|in person|face to face)\b")
 _SEMESTER = re.compile(
     r"\b(?:semesters?|sem|term|hoc ky|ki|ky)\s*(\d{1,2})"
     r"(?:\s*(?:to|-|–|through|till|until)\s*(\d{1,2}))?(\s*(?:and|or)\s*(?:after|later|beyond|on))?"
@@ -177,6 +187,11 @@ def asks_catalog(question: str) -> frozenset[Asked]:
         asked.discard(Asked.CAN_TAKE)
     if Asked.CAN_TAKE in asked and _EXAM.search(folded):
         asked.discard(Asked.CAN_TAKE)
+    if _EXAM.search(folded) and _SITTING.search(folded):
+        asked.discard(Asked.GRADING)  # sitting an exam: the syllabus's conditions
+    if Asked.GRADING in asked and _DELIVERY.search(folded):
+        # "Is it fully online, and what is the final like?": the table holds half of it.
+        asked.discard(Asked.GRADING)
     if _REVERSE.search(folded):
         asked.discard(Asked.PREREQUISITES)
         asked.add(Asked.UNLOCKS)

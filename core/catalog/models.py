@@ -77,3 +77,22 @@ class StudentProfileRow(Base):
     passed: Mapped[list[str]] = mapped_column(JSON, nullable=False)
     failed: Mapped[list[str]] = mapped_column(JSON, nullable=False)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+
+
+class CatalogAssessmentRow(Base):
+    """A graded part of a course, as its syllabus's assessment table states it."""
+
+    __tablename__ = "catalog_assessments"
+
+    course_id: Mapped[str] = mapped_column(String, primary_key=True)
+    document_id: Mapped[str] = mapped_column(String, primary_key=True)
+    ordinal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    subject: Mapped[str] = mapped_column(String, nullable=False)
+    category: Mapped[str] = mapped_column(String, nullable=False)
+    weight: Mapped[str] = mapped_column(String, nullable=False)
+    parts: Mapped[str] = mapped_column(String, nullable=False)
+    duration: Mapped[str] = mapped_column(Text, nullable=False)
+    criterion: Mapped[str] = mapped_column(String, nullable=False)
+    file_name: Mapped[str] = mapped_column(String, nullable=False)
+    section: Mapped[str] = mapped_column(String, nullable=False)
+    page: Mapped[int | None] = mapped_column(Integer, nullable=True)

@@ -11,8 +11,15 @@ from typing import Any
 from sqlalchemy import Row, delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from core.catalog.extract import CourseFact, DocumentVersion, OutcomeFact, OutcomeKind
+from core.catalog.extract import (
+    AssessmentFact,
+    CourseFact,
+    DocumentVersion,
+    OutcomeFact,
+    OutcomeKind,
+)
 from core.catalog.models import (
+    CatalogAssessmentRow,
     CatalogCourseRow,
     CatalogOutcomeRow,
     CatalogRulesRow,
@@ -33,11 +40,12 @@ class CatalogStore:
         document_id: str,
         facts: Sequence[CourseFact],
         outcomes: Sequence[OutcomeFact] = (),
+        assessments: Sequence[AssessmentFact] = (),
     ) -> None:
-        """The document's facts and outcomes become these (none removes them), in one
-        transaction."""
+        """The document's facts, outcomes and assessments become these (none removes them),
+        in one transaction."""
         async with self._engine.begin() as connection:
-            for table in (CatalogCourseRow, CatalogOutcomeRow):
+            for table in (CatalogCourseRow, CatalogOutcomeRow, CatalogAssessmentRow):
                 await connection.execute(
                     delete(table).where(
                         table.course_id == course_id, table.document_id == document_id
@@ -48,6 +56,12 @@ class CatalogStore:
                     insert(CatalogCourseRow),
                     [_values(course_id, document_id, n, f) for n, f in enumerate(facts)],
                 )
+            if assessments:
+                await connection.execute(
+                    insert(CatalogAssessmentRow),
+                    [_assessment_values(course_id, document_id, n, a)
+                     for n, a in enumerate(assessments)],
+                )  # fmt: skip
             if outcomes:
                 await connection.execute(
                     insert(CatalogOutcomeRow),
@@ -66,6 +80,28 @@ class CatalogStore:
         async with self._engine.connect() as connection:
             rows = (await connection.execute(statement)).all()
         return [_fact(row) for row in rows]
+
+    async def assessments(self, course_id: str, subjects: Sequence[str]) -> list[AssessmentFact]:
+        """The graded parts of the courses `subjects` (codes as the syllabi write them)."""
+        statement = (
+            select(CatalogAssessmentRow)
+            .where(
+                CatalogAssessmentRow.course_id == course_id,
+                CatalogAssessmentRow.subject.in_(list(subjects)),
+            )
+            .order_by(CatalogAssessmentRow.document_id, CatalogAssessmentRow.ordinal)
+        )
+        async with self._engine.connect() as connection:
+            rows = (await connection.execute(statement)).all()
+        return [
+            AssessmentFact(
+                course=row.subject, category=row.category, weight=row.weight,
+                file_name=row.file_name, document_id=row.document_id, parts=row.parts,
+                duration=row.duration, criterion=row.criterion, section=row.section,
+                page=row.page, ordinal=row.ordinal,
+            )
+            for row in rows
+        ]  # fmt: skip
 
     async def outcomes(self, course_id: str) -> list[OutcomeFact]:
         statement = (
@@ -149,6 +185,19 @@ def _values(course_id: str, document_id: str, ordinal: int, fact: CourseFact) ->
         "group_name": fact.group,
         "description": fact.description,
     }
+
+
+def _assessment_values(
+    course_id: str, document_id: str, ordinal: int, assessment: AssessmentFact
+) -> dict[str, object]:
+    return {
+        "course_id": course_id, "document_id": document_id, "ordinal": ordinal,
+        "subject": assessment.course, "category": assessment.category,
+        "weight": assessment.weight, "parts": assessment.parts,
+        "duration": assessment.duration, "criterion": assessment.criterion,
+        "file_name": assessment.file_name, "section": assessment.section,
+        "page": assessment.page,
+    }  # fmt: skip
 
 
 def _outcome_values(

@@ -10,10 +10,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from core.catalog import CatalogStore, CourseFact, OutcomeFact
+from core.catalog import AssessmentFact, CatalogStore, CourseFact, OutcomeFact
 from core.context import Context
 from core.database import create_engine, migrate
-from ingestion.catalog import course_facts, course_outcomes
+from ingestion.catalog import course_assessments, course_facts, course_outcomes
 from ingestion.loaders.markdown import load_markdown
 
 COURSE = "bit-ai"
@@ -127,6 +127,12 @@ def outcomes_of(tmp_path: Path, file_name: str, text: str) -> list[OutcomeFact]:
     path = tmp_path / file_name
     path.write_text(text, encoding="utf-8")
     return course_outcomes(load_markdown(path, file_name), f"doc-{file_name}")
+
+
+def assessments_of(tmp_path: Path, file_name: str, text: str) -> list[AssessmentFact]:
+    path = tmp_path / file_name
+    path.write_text(text, encoding="utf-8")
+    return course_assessments(load_markdown(path, file_name), f"doc-{file_name}")
 
 
 def student(user: str = "console:alice") -> Context:

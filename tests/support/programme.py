@@ -114,6 +114,14 @@ SYLLABUS_MAR301 = """# Syllabus: MAR301
 | Pre-Requisite: | BIO101 | |
 | Description: | Whales and dolphins: their anatomy.</br>A field trip studies dolphin sonar and whale songs at sea. | |
 
+## Assignments and assessments
+
+| Category | Type | Part | Weight | Completion Criteria | Duration |
+|----------|------|------|--------|---------------------|----------|
+| Field report | on-going | 2 | 20.0% | >0 | 45' |
+| Progress test | on-going | 1 | 30.0% | >0 | 30' |
+| Final exam | Final exam | 1 | 50.0% | 4 | 60' |
+
 ## CLOs-PLOs maps
 
 | CLO | PLO1 | PLO2 | PLO3 | PLO4 |
@@ -132,6 +140,13 @@ SYLLABUS_BRD301 = """# Syllabus: BRD301
 | NoCredit: | 3 | |
 | Pre-Requisite: | | |
 | Description: | Identify birds by their songs; migration routes of wild birds. | |
+
+## Assignments and assessments
+
+| Category | Type | Part | Weight | Completion Criteria | Duration |
+|----------|------|------|--------|---------------------|----------|
+| Song quiz | on-going | 1 | 60.0% | >0 | 20' |
+| Final exam | Final exam | 1 | 40.0% | 4 | 60' |
 
 ## CLOs-PLOs maps
 

@@ -11,7 +11,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from support.catalog import COURSE, facts_of, outcomes_of, sqlite_catalog, student
+from support.catalog import (
+    COURSE,
+    assessments_of,
+    facts_of,
+    outcomes_of,
+    sqlite_catalog,
+    student,
+)
 from support.programme import PROGRAMME
 
 from core.catalog import CatalogDesk, CourseRules
@@ -26,7 +33,7 @@ async def desk(tmp_path: Path) -> AsyncIterator[CatalogDesk]:
         for name, text in PROGRAMME.items():
             await store.replace_document(
                 COURSE, f"doc-{name}", facts_of(tmp_path, name, text),
-                outcomes_of(tmp_path, name, text),
+                outcomes_of(tmp_path, name, text), assessments_of(tmp_path, name, text),
             )  # fmt: skip
         yield CatalogDesk(store)
 
@@ -247,3 +254,34 @@ async def test_advising_refuses_a_number_out_of_range() -> None:
     option = spec.options[0]
     with pytest.raises(BadInputError):
         option.accept("99", "misuse")
+
+
+async def test_a_courses_grading_comes_from_its_assessment_table(desk: CatalogDesk) -> None:
+    text = await ask(desk, "how is Marine Mammals graded?")
+
+    assert text == (
+        "MAR301 (Marine Mammals) is graded [1]: Field report (2 parts) 20% (45'); "
+        "Progress test 30% (30'); Final exam 50% (60', at least 4)."
+    )
+
+
+async def test_two_courses_grading_side_by_side_with_their_finals(desk: CatalogDesk) -> None:
+    text = await ask(desk, "MAR301 vs bird watching: which final exam weighs more?")
+
+    assert "MAR301 (Marine Mammals) is graded [1]" in text
+    assert "BRD301 (Bird Watching) is graded [2]: Song quiz 60% (20'); Final exam 40%" in text
+    assert text.endswith("Final exam weight: MAR301 50%, BRD301 40%.")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how is VET301 graded?",  # no assessment table: the passages may still say
+        "is Marine Mammals fully online, and what is the final exam like?",  # half of it
+        "can I sit the final exam of MAR301 without the field trip?",  # the conditions
+    ],
+)
+async def test_grading_the_table_cannot_answer_goes_to_retrieval(
+    desk: CatalogDesk, question: str
+) -> None:
+    assert await desk.answer(student(), question) is None

@@ -94,6 +94,10 @@ def test_an_elided_follow_up_asks_what_the_last_question_of_its_own_asked() -> N
         ("which program learning outcomes does ITE303c serve?", {Asked.OUTCOMES}),
         # The student's next courses.
         ("what can I take next?", {Asked.TAKE_NEXT, Asked.CAN_TAKE}),
+        # Grading, from the assessment table; sitting an exam or its delivery is not in it.
+        ("are DPL302m and DAT301m graded the same way?", {Asked.GRADING}),
+        ("whats the grading breakdown for MAS? progress tests vs the final", {Asked.GRADING}),
+        ("is PMG201c fully online? what is the final exam like", set()),
         # Versions: a course with a word of change and an intake or "curriculum".
         ("What replaced SSL101c in K20-K21?", {Asked.VERSIONS}),
         ("in K18 when was SSG104? is it the same in K20?", {Asked.VERSIONS}),
