@@ -57,6 +57,7 @@ async def test_migrate_builds_the_schema_on_an_empty_database(empty_database_url
         "catalog_rules",
         "schedules",
         "schedule_runs",
+        "catalog_assessments",
         VERSION_TABLE,
     }
     assert {
