@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import os
 import socket
-import tempfile
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -65,6 +64,7 @@ from core.schedules import (
     is_url,
 )
 from core.schedules.spec import DAILY
+from core.uploads import upload_folder
 from ingestion.pipeline import discover
 from ingestion.url_source import UrlLimits, Validators, fetch
 
@@ -85,6 +85,7 @@ Post = Callable[[Schedule, Request, Response], Awaitable[None]]
 class RunnerOptions:
     timezone: str = "UTC"
     poll_s: float = 30.0
+    spool: Path | None = None
     url_limits: UrlLimits = field(default_factory=lambda: UrlLimits(max_bytes=50 * 1024 * 1024))
 
 
@@ -336,14 +337,14 @@ class ScheduleRunner:
 
     async def _ingest_url(self, schedule: Schedule) -> tuple[str, str]:
         have = Validators(schedule.etag, schedule.last_modified)
-        with tempfile.TemporaryDirectory(prefix="coursebot-fetch-") as folder:
-            fetched = await fetch(
-                schedule.spec.target, Path(folder), have, self._options.url_limits
-            )
+        # Under the spool, which workers share: the ingestion is a job, maybe a worker's.
+        with upload_folder(self._options.spool) as folder:
+            limits = self._options.url_limits
+            fetched = await fetch(schedule.spec.target, folder, have, limits)
             if fetched is None:
                 return Outcome.SKIPPED, "not modified (the server said so)"
             sources, _ = discover([fetched.path])
-            report = await self._core.ingest_files(
+            report = await self._core.ingest_job(
                 schedule.course_id, sources, by=f"schedule:{schedule.schedule_id}"
             )
         if not report.failed:
