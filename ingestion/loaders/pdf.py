@@ -14,7 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -76,10 +76,11 @@ class _Line:
     columns: bool = False  # wide gaps part it, as a table row's cells
     # A table in the page's flow, standing for the lines it covered.
     table: PageTable | None = None
+    italic: bool = False
 
     @property
     def style(self) -> LineStyle:
-        return LineStyle(self.size, self.bold, self.columns)
+        return LineStyle(self.size, self.bold, self.columns, self.italic)
 
     @property
     def height(self) -> float:
@@ -218,7 +219,17 @@ def _page_lines(textpage: pdfium.PdfTextPage) -> list[_Line]:
         if line_text:
             box, style = _line_geometry(textpage, start, end)
             page_ref = contents_page(stripped)
-            lines.append(_Line(line_text, box, style.bold, page_ref, style.size, style.columns))
+            lines.append(
+                _Line(
+                    line_text,
+                    box,
+                    style.bold,
+                    page_ref,
+                    style.size,
+                    style.columns,
+                    italic=style.italic,
+                )
+            )
     return lines
 
 
@@ -489,8 +500,7 @@ def _document_blocks(
                 paragraphs.blocks[-1] = Block(text=text, page=last.page, section=section)
                 heading = None
                 continue
-            # the space under a heading is no sign that the next line is one too
-            found = rules.heading(replace(candidate, gap_before=False) if heading else candidate)
+            found = rules.heading(candidate, after=heading)
             if found is not None:
                 paragraphs.flush(page.number, trail.path)
                 heading = found
@@ -512,18 +522,39 @@ def _candidate(page: _Page, steps: list[_Step], position: int) -> Candidate:
     pieces before and after it on the same row."""
     step = steps[position]
     following = steps[position + 1] if position + 1 < len(steps) else None
-    above = steps[position - 1].line.box if position > 0 else None
+    previous = steps[position - 1].line if position > 0 else None
+    above = previous.box if previous is not None else None
     box = step.line.box
+    line = step.line
     return Candidate(
-        text=step.line.text,
+        text=line.text,
         page=page.number,
-        style=step.line.style,
-        gap_before=step.gap_before,
+        style=line.style,
+        gap_before=step.gap_before or (previous is not None and _set_apart(previous, line)),
         in_row=step.joiner == " " or (following is not None and following.joiner == " "),
-        indented=box is not None and above is not None and box[0] > above[0] + step.line.height,
-        furniture=_in_margin(step.line, page),
-        contents_entry=step.line.contents_page is not None,
+        indented=box is not None and above is not None and box[0] > above[0] + line.height,
+        furniture=_in_margin(line, page),
+        contents_entry=line.contents_page is not None,
+        aligned=box is None or above is None or _aligned(above, box, line.height),
     )
+
+
+def _set_apart(previous: _Line, line: _Line) -> bool:
+    """A line stands apart from the one above without white space when it is set larger
+    (a heading straight under a paragraph) or when the line above is a table's row."""
+    row = previous.table is not None or (previous.columns and not line.columns)
+    if row and previous.box is not None and line.box is not None:
+        return line.box[0] <= previous.box[0] + line.height  # not a cell's wrapped text
+    return previous.size > 0 and line.size >= previous.size + 1
+
+
+def _aligned(
+    above: tuple[float, float, float, float], box: tuple[float, float, float, float], height: float
+) -> bool:
+    """The same left edge, or the same centre (a centred heading's second line)."""
+    same_left = abs(box[0] - above[0]) <= height
+    same_centre = abs((box[0] + box[2]) / 2 - (above[0] + above[2]) / 2) <= height
+    return same_left or same_centre
 
 
 def _image_refs(pages: list[_Page], blocks: list[Block]) -> list[ImageRef]:

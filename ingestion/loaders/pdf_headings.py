@@ -38,14 +38,23 @@ STYLE_SAMPLES = 7
 COLUMN_GAP = 1.5
 # pdfium's weight scale: 700 is bold; 0 means the font does not say.
 BOLD_WEIGHT = 600
+# Type this many points over the body's, though short of LARGER_TEXT, still sets a line
+# apart as a bold one does (a 12-point sub-heading over 11-point text).
+RAISED_POINTS = 0.75
+# A sentence-case label in the body's type ("Academic honesty:") has at most this many words.
+MAX_LABEL_WORDS = 2
+# A lone italic word is a name or a term more often than a heading.
+MIN_ITALIC_WORDS = 2
 
 _SPACES = (0x20, 0x09, 0x0D, 0x0A, 0xA0)
 _FORCE_BOLD_FLAG = 1 << 18
+_ITALIC_FLAG = 1 << 6
 _STROKED = (
     pdfium_c.FPDF_TEXTRENDERMODE_FILL_STROKE,
     pdfium_c.FPDF_TEXTRENDERMODE_FILL_STROKE_CLIP,
 )
 _BOLD_FONT = re.compile(r"bold|black|heavy|demi|semibold|[-,]bd\b|[-,]b$", re.IGNORECASE)
+_ITALIC_FONT = re.compile(r"italic|oblique|[-,]it\b|[-,]i$", re.IGNORECASE)
 _SMALL_WORDS = frozenset(
     {"a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "nor", "of"}
     | {"on", "or", "per", "the", "to", "vs", "via", "with", "&", "is", "are", "be", "do"}
@@ -61,6 +70,11 @@ _NUMBER_WORD = re.compile(
     r"(\d{1,3}|[IVX]{1,5}|[A-Z])\b\s*[:.\-–—]?\s*",
     re.IGNORECASE,
 )
+# "Section 9: What will you learn?": a numbered part with its title, whatever its casing.
+_NUMBERED_TITLE = re.compile(
+    r"^(section|chapter|part|appendix)\s+(\d{1,3}|[IVX]{1,5})\s*[:.\-–—]\s*\S",
+    re.IGNORECASE,
+)
 _MONTHS = (
     "jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sept?(ember)?"
     "|oct(ober)?|nov(ember)?|dec(ember)?"
@@ -72,17 +86,25 @@ _DATE = re.compile(
     r"|(?<![\d.])\d{1,2}/\d{1,2}(/\d{2,4})?(?![\d.])"  # 5/15, 5/15/23
     r"|\b\d{4}-\d{2}-\d{2}\b"
     rf"|^\W*({_DAYS})\b[.,]?\s*(\d|$|[-–,/&]|and\b)"  # Monday 5, Tue/Thu
+    r"|\b(mon|tues|wednes|thurs|fri|satur|sun)day\b"  # "Introduction due, Thursday"
     r"|\b\d{1,2}(:\d{2})?\s*[ap]\.?m\b",  # 9:05 AM, 1 pm
     re.IGNORECASE,
 )
 # Redacted names and contact details (<PROF_FULL_NAME>, <TA_EMAIL>).
-_PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_ ]*>")
+# A placeholder may be cut by a line break ("<PROF_FULL_NAME" / ">, Ph.D.").
+_PLACEHOLDER = re.compile(r"<[A-Z][A-Z0-9_ ]*(>|$)")
+# "206A Chenoweth", "W201 South College": a room and its building.
+_ROOM = re.compile(r"^([A-Z]\d{2,4}[A-Z]?|\d{3,4}[A-Z]?)\s+[A-Z][a-z]+(\s+[A-Z][a-z]+)?$")
+# "(she/her)", a reference's "(2006)", "Page 3": an aside, a citation, page furniture.
+_ASIDE = re.compile(r"^\(.*\)$|\((19|20)\d\d\)|^page\b", re.IGNORECASE)
 _HONORIFIC = re.compile(r"^(prof|professor|dr|mr|mrs|ms|mx)\b\.?\s", re.IGNORECASE)
 _DEGREE = re.compile(r",\s*(ph\.?\s?d|m\.?d|m\.?s|m\.?a|ed\.?d)\.?$", re.IGNORECASE)
 _CONTACT = re.compile(r"@|://|www\.|\(\d{3}\)|\d{3}[-.\s]\d{3}[-.\s]\d{4}")
 # "Email: x", "Office: 745 LGRT": a field and its value, not a heading.
 _FIELD = re.compile(r"^[^:]{1,40}:\s+\S")
 _TRAILING_FIGURE = re.compile(r"(?:^|\s)\d[\d,.]*\s*(?P<unit>%|pts?\.?|points?)?$", re.IGNORECASE)
+# "35% Laboratory": a grading row with its weight first.
+_LEADING_FIGURE = re.compile(r"^\d[\d,.]*\s*(%|pts?\.?|points?)(\s|$)", re.IGNORECASE)
 _YEAR = re.compile(r"(19|20)\d\d")
 # The title of a table of contents, whose entries are dropped.
 _CONTENTS = re.compile(r"^(table of )?contents\b", re.IGNORECASE)
@@ -96,6 +118,7 @@ class LineStyle:
     size: float = 0.0
     bold: bool = False
     columns: bool = False
+    italic: bool = False
 
 
 def line_style(textpage: pdfium.PdfTextPage, first: int, last: int) -> LineStyle:
@@ -106,18 +129,22 @@ def line_style(textpage: pdfium.PdfTextPage, first: int, last: int) -> LineStyle
         return LineStyle()
     step = max(1, count // STYLE_SAMPLES)
     sizes: list[float] = []
-    bold = 0
+    bold = italic = 0
     for index in range(first, last + 1, step):
         if pdfium_c.FPDFText_GetUnicode(textpage, index) in _SPACES:
             continue
         size = _char_size(textpage, index)
         if size > 0:
             sizes.append(size)
-        bold += _char_bold(textpage, index)
+        weight, slanted = _char_face(textpage, index)
+        bold += weight
+        italic += slanted
     samples = max(len(sizes), 1)
     size = median(sizes) if sizes else 0.0
     columns = count <= MAX_HEADING_CHARS and _widest_gap(textpage, first, last) > COLUMN_GAP * size
-    return LineStyle(size=size, bold=bold * 2 > samples, columns=columns)
+    return LineStyle(
+        size=size, bold=bold * 2 > samples, columns=columns, italic=italic * 2 > samples
+    )
 
 
 def _widest_gap(textpage: pdfium.PdfTextPage, first: int, last: int) -> float:
@@ -144,21 +171,22 @@ def _char_size(textpage: pdfium.PdfTextPage, index: int) -> float:
     return round(float(size), 1)
 
 
-def _char_bold(textpage: pdfium.PdfTextPage, index: int) -> bool:
-    if pdfium_c.FPDFText_GetFontWeight(textpage, index) >= BOLD_WEIGHT:
-        return True
+def _char_face(textpage: pdfium.PdfTextPage, index: int) -> tuple[bool, bool]:
+    """Whether the character is set bold, and whether italic."""
+    bold = pdfium_c.FPDFText_GetFontWeight(textpage, index) >= BOLD_WEIGHT
     # a regular font drawn with an outline as well: Word's bold for fonts without a bold face
     text_object = pdfium_c.FPDFText_GetTextObject(textpage, index)
     if text_object and pdfium_c.FPDFTextObj_GetTextRenderMode(text_object) in _STROKED:
-        return True
+        bold = True
     flags = ctypes.c_int(0)
     size = pdfium_c.FPDFText_GetFontInfo(textpage, index, None, 0, ctypes.byref(flags))
     if size <= 0:
-        return False
+        return bold, False
     name = ctypes.create_string_buffer(size)
     pdfium_c.FPDFText_GetFontInfo(textpage, index, name, size, ctypes.byref(flags))
     font = name.value.decode("utf-8", errors="replace").split("+")[-1]
-    return bool(flags.value & _FORCE_BOLD_FLAG) or bool(_BOLD_FONT.search(font))
+    bold = bold or bool(flags.value & _FORCE_BOLD_FLAG) or bool(_BOLD_FONT.search(font))
+    return bold, bool(flags.value & _ITALIC_FLAG) or bool(_ITALIC_FONT.search(font))
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,11 +221,16 @@ class Candidate:
     text: str
     page: int
     style: LineStyle
-    gap_before: bool  # white space above (or the top of the page)
+    # set apart from the line above: white space, the top of the page, a larger type than
+    # the line above's, or the end of a table's rows
+    gap_before: bool
     in_row: bool  # shares its row with other pieces: a table cell or a tab-stop column
     indented: bool = False  # starts right of the line straight above: a wrapped cell or item
     furniture: bool = False  # in the page's top or bottom margin
     contents_entry: bool = False  # a table of contents line ("Grading ...... 4")
+    # lines up with the line above (the same left edge or the same centre), as the second
+    # line of a wrapped heading does
+    aligned: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,26 +320,37 @@ class HeadingRules:
         )
         return replace(self, parent_types=frozenset(kind for kind, n in types.items() if n > 1))
 
-    def heading(self, line: Candidate) -> Heading | None:
-        """The heading this line is, or None for a line of text."""
+    def heading(self, line: Candidate, after: Heading | None = None) -> Heading | None:
+        """The heading this line is, or None for a line of text. `after`: the heading read
+        straight above it, under which white space is no sign of another heading unless the
+        line's own type stands out from both the body's and that heading's (a regular
+        12-point "Teams:" under a bold "Course policies:")."""
         text = line.text.strip()
         entry = self._outline_entry(text, line.page)
         if entry is not None:
             return Heading(text.rstrip(":").strip(), line.style, False, entry.level)
         if line.contents_entry or line.in_row or line.style.columns:
             return None
+        if after is not None and not (
+            self._emphasised(line.style, text) and _face(line.style) != _face(after.style)
+        ):
+            line = replace(line, gap_before=False)
         if line.indented and not line.gap_before:
             return None
         larger = self._larger(line.style)
-        if line.furniture and not larger:  # a heading at the very top is set apart by size
+        emphasised = self._emphasised(line.style, text)
+        # a heading at the very top is set apart by its size, or by bold after the first
+        # page (whose top holds the institution's name); any other line there is furniture
+        if line.furniture and not (larger or (line.page > 1 and self._bold(line.style))):
             return None
         if not shaped(text) or refused(text) or _look(text, line.style) in self.repeated:
             return None
-        bold = line.style.bold and not self.body.bold
-        if larger or bold:
+        if emphasised:
             # a bold phrase inside a paragraph is no heading; a short one standing apart may
             # be written in sentence case ("Course time and location:")
-            if not cased(text) and not (line.gap_before and _sentence_heading(text, larger)):
+            if not cased(text) and not (
+                line.gap_before and (_sentence_heading(text, larger) or _NUMBERED_TITLE.match(text))
+            ):
                 return None
         elif not self._plain_heading(line, text):
             return None
@@ -323,8 +367,22 @@ class HeadingRules:
 
     def _plain_heading(self, line: Candidate, text: str) -> bool:
         """A line in the body's type heads a section when it stands apart with space above
-        it, in capitals or Title Case ("Required Texts:", "Section 10: Grading")."""
-        return line.gap_before and cased(text)
+        it, in capitals or Title Case ("Required Texts:", "Section 10: Grading"), as a
+        numbered part whatever its casing ("Section 9: What will you learn?"), or as a
+        short label ("Academic honesty:")."""
+        return line.gap_before and (
+            cased(text) or bool(_NUMBERED_TITLE.match(text)) or _label(text)
+        )
+
+    def _emphasised(self, style: LineStyle, text: str = "") -> bool:
+        """Set apart from the body by its type: larger, bold, a little larger, or italic.
+        Italic sets apart a plain phrase only: titles of books and journals, names and
+        references are italic too ("American Sociological Review 61:333", "Session")."""
+        if self._larger(style) or self._bold(style):
+            return True
+        if self.body.size > 0 and style.size >= self.body.size + RAISED_POINTS:
+            return True
+        return style.italic and not self.body.italic and _italic_heading(text)
 
     def continues(self, heading: Heading, line: Candidate) -> bool:
         """A second line of a heading: the same emphasised type straight under it."""
@@ -333,17 +391,23 @@ class HeadingRules:
             (heading.style.bold or self._larger(heading.style))
             and not heading.text.endswith(":")
             and not line.gap_before
+            and line.aligned
             and not line.in_row
             and not line.style.columns
             and line.style.bold == heading.style.bold
             and abs(line.style.size - heading.style.size) <= 0.5
             and len(heading.text) + len(text) <= 2 * MAX_HEADING_CHARS
             and shaped(text)
-            and cased(text)
+            # a sentence-case heading goes on in sentence case ("How do exams relate to
+            # each other in" / "this course?")
+            and (cased(text) or not cased(heading.text))
             and not refused(text)
             and not _NUMBER.match(text)
             and not _NUMBER_WORD.match(text)
         )
+
+    def _bold(self, style: LineStyle) -> bool:
+        return style.bold and not self.body.bold
 
     def _larger(self, style: LineStyle) -> bool:
         ratio = LARGER_BOLD_TEXT if style.bold else LARGER_TEXT
@@ -414,9 +478,32 @@ def _sentence_heading(text: str, larger: bool) -> bool:
     """A label ("Course time and location:") or a larger question ("What will you learn
     along the way?"), not a sentence set in bold."""
     words = _words(text)
-    if re.search(r"[.!?]\s+\S", " ".join(words)):
+    if re.search(r"[.!?]\s+\S", " ".join(words)) or not words[0][:1].isupper():
         return False
     return larger or text.endswith(":") or len(words) <= MAX_SENTENCE_HEADING_WORDS
+
+
+def _italic_heading(text: str) -> bool:
+    """An italic line that reads as a heading: a few words with no figures or commas."""
+    words = _words(text)
+    return (
+        MIN_ITALIC_WORDS <= len(words) <= MAX_SENTENCE_HEADING_WORDS
+        and not re.search(r"[\d,;*()]", text)
+        and text.rstrip("?:")[-1:].isalpha()
+        and not text.endswith(":")
+    )
+
+
+def _label(text: str) -> bool:
+    """A short sentence-case label closed by a colon ("Academic honesty:"), not a phrase
+    that opens a list ("For example:")."""
+    words = _words(text)
+    return (
+        text.endswith(":")
+        and 0 < len(words) <= MAX_LABEL_WORDS
+        and words[0][:1].isupper()
+        and words[0].lower() not in _SMALL_WORDS
+    )
 
 
 def refused(text: str) -> bool:
@@ -424,6 +511,10 @@ def refused(text: str) -> bool:
     schedule rows, and a field with its value ("Office: 745 LGRT")."""
     if _PLACEHOLDER.search(text) or _CONTACT.search(text) or _DATE.search(text):
         return True
+    if _LEADING_FIGURE.match(text) or _ROOM.match(text) or _ASIDE.search(text):
+        return True
+    if text.count('"') % 2 or text.count("“") != text.count("”") or _unbalanced(text):
+        return True  # a piece of a quoted title or an aside cut by a line break
     if _HONORIFIC.match(text) or _DEGREE.search(text) or _CONTENTS.match(text):
         return True
     if _table_row(text) and not _NUMBER_WORD.fullmatch(text):
@@ -443,6 +534,12 @@ def cased(text: str) -> bool:
     return True
 
 
+def _unbalanced(text: str) -> bool:
+    """Parentheses left open or closed, numbering such as "11)" or "(a)" aside."""
+    text = re.sub(r"^\(?[\dA-Za-z]{1,3}\)\s*", "", text)
+    return text.count("(") != text.count(")")
+
+
 def _words(text: str) -> list[str]:
     text = _NUMBER_WORD.sub("", text, count=1)
     return _NUMBER.sub("", text, count=1).rstrip(":").split()
@@ -454,6 +551,10 @@ def _letters(word: str) -> int:
 
 def _type(style: LineStyle) -> tuple[float, bool]:
     return round(style.size * 2) / 2, style.bold
+
+
+def _face(style: LineStyle) -> tuple[float, bool, bool]:
+    return round(style.size * 2) / 2, style.bold, style.italic
 
 
 def _look(text: str, style: LineStyle) -> tuple[str, LineStyle]:

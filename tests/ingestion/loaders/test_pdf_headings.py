@@ -62,6 +62,12 @@ class _Writer:
         self.pdf.cell(0, 6, text, new_x="LMARGIN", new_y="NEXT")
         self.pdf.ln(2)
 
+    def line(self, text: str, size: int = 11, style: str = "", space: int = 5, **cell) -> None:
+        """One line in the given type, `space` points under the text above."""
+        self.pdf.ln(space)
+        self.pdf.set_font("helvetica", style, size)
+        self.pdf.cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT", **cell)
+
     def row(self, *cells: str) -> None:
         """A bold table row: cells far apart on one line."""
         self.pdf.ln(5)
@@ -111,7 +117,12 @@ def test_a_larger_bold_heading_labels_the_chunks_below_it_on_the_next_page(
         "Office: 745 Lederle Tower",  # a field and its value
         "Midterm Exams 600",  # a row of a grading table
         "Quizzes 15%",
+        "35% Laboratory",  # a grading row with its weight first
         "Table of Contents",
+        "206A Chenoweth",  # a room and its building
+        "(she/her)",  # an aside
+        "Cobb & McClain (2006)",  # a reference
+        "Introduction due to instructor, Thursday",  # a schedule entry
     ],
 )
 def test_a_bold_line_that_is_a_row_a_name_or_a_date_is_no_heading(
@@ -231,6 +242,10 @@ def test_refusals_leave_numbered_sections_alone() -> None:
     assert not refused("CHEM 122")
     assert not refused("Federal Budgeting Process - Spring 2023")
     assert refused("Week 2: September 12, 14")
+    assert refused("<PROF_FULL_NAME")  # a placeholder cut by a line break
+    assert refused('Chinaman in New York" (1870)')  # a piece of a quoted title
+    assert refused("Page")
+    assert not refused("1 Course Overview")
 
 
 def test_a_citation_shows_the_last_one_or_two_levels() -> None:
@@ -256,3 +271,142 @@ def test_a_title_case_line_in_the_body_type_with_space_above_heads_a_section(
 
     memos = next(block for block in document.blocks if "Memos" in block.text)
     assert memos.section == ("Course Overview", "Required Texts")
+
+
+def _section_of(document, start: str) -> tuple[str, ...]:
+    return next(block for block in document.blocks if block.text.startswith(start)).section
+
+
+def test_a_numbered_section_titled_as_a_question_heads_its_section(tmp_path: Path) -> None:
+    """ "Section 9: What will you learn?" in the body's type: its number makes it a heading
+    whatever its casing."""
+    writer = _Writer()
+    writer.paragraph("Chemistry 122, Spring 2023")
+    writer.heading("Section 8: Required Materials", size=11, style="")
+    writer.paragraph(BODY)
+    writer.heading("Section 9: What will you learn in this course?", size=11, style="")
+    writer.paragraph("You will learn to build a logical argument.")
+    document = load_pdf(writer.save(tmp_path / "numbered.pdf"), "numbered.pdf")
+
+    assert _section_of(document, "You will") == ("Section 9: What will you learn in this course?",)
+
+
+def test_a_slightly_larger_sub_heading_under_a_bold_heading_has_its_own_level(
+    tmp_path: Path,
+) -> None:
+    """A bold 12-point "Course policies:" over a regular 12-point "Teams:" over 11-point text:
+    the space under the first heading does not hide the second."""
+    writer = _Writer()
+    writer.paragraph(BODY)
+    writer.line("Course recommendations:", size=12, style="B", space=6)
+    writer.pdf.ln(2)
+    writer.paragraph(BODY)
+    writer.line("Course policies:", size=12, style="B", space=6)
+    writer.line("Teams:", size=12, space=6)
+    writer.pdf.ln(2)
+    writer.paragraph("Your lab grade is based on team submissions.")
+    writer.line("Lecture attendance", size=12, space=6)
+    writer.pdf.ln(2)
+    writer.paragraph("Lecture attendance is not required.")
+    document = load_pdf(writer.save(tmp_path / "teams.pdf"), "teams.pdf")
+
+    assert _section_of(document, "Your lab") == ("Course policies", "Teams")
+    assert _section_of(document, "Lecture attendance is") == (
+        "Course policies",
+        "Lecture attendance",
+    )
+
+
+def test_a_label_straight_under_a_table_heads_the_text_below_it(tmp_path: Path) -> None:
+    """A grading chart set in tab stops, then "Exams:" with no space above: the end of the
+    rows sets it apart."""
+    writer = _Writer()
+    writer.paragraph("Taxation 371, Spring 2023")
+    writer.heading("TEXTBOOK:", size=11)
+    writer.paragraph(BODY)
+    writer.heading("GRADING:", size=11)
+    writer.paragraph("Your grade is weighted as follows:")
+    writer.pdf.set_font("helvetica", "", 11)
+    for item, weight in (("Exam 1", "15%"), ("Exam 2", "15%"), ("Homework", "10%")):
+        writer.pdf.cell(60, 6, item)
+        writer.pdf.cell(30, 6, weight, new_x="LMARGIN", new_y="NEXT")
+    writer.pdf.cell(0, 6, "Exams:", new_x="LMARGIN", new_y="NEXT")
+    writer.pdf.multi_cell(0, 6, "The exams will be open book. " * 4, new_x="LMARGIN")
+    document = load_pdf(writer.save(tmp_path / "chart.pdf"), "chart.pdf")
+
+    assert _section_of(document, "The exams") == ("GRADING", "Exams")
+
+
+def test_a_larger_question_straight_under_a_paragraph_is_a_heading(tmp_path: Path) -> None:
+    writer = _Writer()
+    writer.heading("Class Sessions")
+    writer.paragraph(BODY * 3)
+    writer.pdf.set_font("helvetica", "", 11)
+    writer.pdf.multi_cell(0, 5, BODY * 2, new_x="LMARGIN", new_y="NEXT")  # no space under
+    writer.line("What about lab?", size=16, space=0)
+    writer.pdf.ln(3)
+    writer.paragraph("This course has a laboratory component that meets separately.")
+    document = load_pdf(writer.save(tmp_path / "question.pdf"), "question.pdf")
+
+    assert _section_of(document, "This course") == ("What about lab?",)
+
+
+def test_a_short_label_in_the_body_type_heads_a_section(tmp_path: Path) -> None:
+    writer = _Writer()
+    writer.heading("Grading:", size=11, style="")
+    writer.paragraph(BODY)
+    writer.heading("Academic honesty:", size=11, style="")
+    writer.paragraph("Since students are expected to be familiar with this policy.")
+    writer.heading("For example:", size=11, style="")  # opens a list: no label
+    writer.paragraph("A copied answer.")
+    document = load_pdf(writer.save(tmp_path / "label.pdf"), "label.pdf")
+
+    assert _section_of(document, "Since") == ("Academic honesty",)
+    assert _section_of(document, "A copied") == ("Academic honesty",)
+
+
+def test_a_bold_heading_in_the_top_margin_of_a_later_page_is_read(tmp_path: Path) -> None:
+    writer = _Writer()
+    writer.heading("LEARNING OUTCOMES", size=11)
+    writer.paragraph(BODY * 3)
+    writer.pdf.add_page()
+    writer.pdf.set_y(12)  # in the top 8% of the page
+    writer.pdf.set_font("helvetica", "B", 11)
+    writer.pdf.cell(0, 5, "COURSE TOPICS", new_x="LMARGIN", new_y="NEXT")
+    writer.pdf.ln(4)
+    writer.paragraph("1. Separable first order equations")
+    document = load_pdf(writer.save(tmp_path / "margin.pdf"), "margin.pdf")
+
+    assert _section_of(document, "1. Separable") == ("COURSE TOPICS",)
+
+
+def test_an_italic_line_standing_apart_heads_a_section(tmp_path: Path) -> None:
+    writer = _Writer()
+    writer.paragraph("Statistics 568, Fall 2022")
+    writer.heading("GRADES", size=11)
+    writer.paragraph(BODY * 3)
+    writer.line("Converting group grades to individual grades", style="I")
+    writer.pdf.ln(1)
+    writer.paragraph("Group homework grades are closely tied to individual grades. " * 3)
+    document = load_pdf(writer.save(tmp_path / "italic.pdf"), "italic.pdf")
+
+    assert _section_of(document, "Group homework")[-1] == (
+        "Converting group grades to individual grades"
+    )
+
+
+def test_a_centred_heading_and_a_left_one_under_it_are_two_headings(tmp_path: Path) -> None:
+    """A bold line on the next line is a wrapped heading only when it lines up with it."""
+    writer = _Writer()
+    writer.paragraph(BODY)
+    writer.line("Mapping Between Outcomes and Activities", style="B")
+    writer.pdf.ln(2)
+    writer.paragraph(BODY)
+    writer.line("Course Policies", style="B", align="C")
+    writer.line("Attendance Policy", style="B", space=0)
+    writer.pdf.ln(2)
+    writer.paragraph("You can miss one class meeting with no penalty.")
+    document = load_pdf(writer.save(tmp_path / "centred.pdf"), "centred.pdf")
+
+    assert _section_of(document, "Course Policies") == ("Course Policies",)
+    assert _section_of(document, "You can") == ("Attendance Policy",)
