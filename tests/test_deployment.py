@@ -27,7 +27,7 @@ ENV_EXAMPLE = ROOT / ".env.example"
 # Images whose own tools answer a health check; each such service must have one.
 HEALTH_COMMANDS = {"redis", "postgres"}
 # The services that run coursebot itself: each under an init, each asked for /healthz.
-BOTS = ("telegram", "discord", "watch", "telegram-webhook")
+BOTS = ("telegram", "discord", "watch", "telegram-webhook", "worker")
 _VARIABLE = re.compile(rf"^#?\s*({ENV_PREFIX}[A-Z0-9_]+)=", re.MULTILINE)
 
 
