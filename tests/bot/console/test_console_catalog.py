@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from support.catalog import CURRICULUM_K20
+from support.programme import PROGRAMME
 
 from bot.composition import open_core
 from bot.console.repl import ConsoleSpeaker, run_chat
@@ -69,3 +70,31 @@ async def test_help_lists_the_catalog_commands(bot: CourseBot) -> None:
 
     assert "/prereq CODE|NAME" in output and "/cantake CODE|NAME" in output
     assert "/profile [semester N]" in output
+
+
+async def test_the_advisor_through_the_console_reads_what_ingestion_stored(
+    settings: Settings, tmp_path: Path
+) -> None:
+    # The whole way: the pipeline stores groups, outcomes and assessments with each file.
+    async with open_core(settings) as core:
+        files = []
+        for name, text in PROGRAMME.items():
+            path = tmp_path / name
+            path.write_text(text, encoding="utf-8")
+            files.append(SourceFile.at(path))
+        await core.ingest_files("bit-ai", files)
+
+        output = await chat(
+            core,
+            [
+                "what courses are in semester 1 and how many credits?",
+                "which combo fits if I like dolphins and whales?",
+                "what PLOs does MAR301 map to?",
+                "how is Bird Watching graded?",
+            ],
+        )
+
+    assert "Semester 1 of ZOO_K30 has 3 courses, 8 credits in total [1]:" in output
+    assert "ZOO_COM1: Topic on Marine Life, through MAR301 Marine Mammals" in output
+    assert "has 4 PLO columns, the 4-PLO numbering of K28 (ZOO_K28)" in output
+    assert "BRD301 (Bird Watching) is graded [1]: Song quiz 60% (20'); Final exam 40%" in output
