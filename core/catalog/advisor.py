@@ -381,7 +381,9 @@ class Advisor:
         texts = {o.code: o for o in matching[0]} if matching else {}
         for target in sorted(by_target, key=_number_of):
             clos = by_target[target]
-            which = "all its outcomes" if len(clos) == len(rows) else ", ".join(clos)
+            which = (
+                f"all {len(rows)} of its outcomes" if len(clos) == len(rows) else ", ".join(clos)
+            )
             stated = texts.get(target)
             meaning = f": {_short(stated.text)}{self._cited.mark(stated)}" if stated else ""
             lines.append(f"- {target} ({which}){meaning}")
@@ -502,6 +504,12 @@ class Advisor:
                     lines.append(
                         f"  {stated.code} there: {_short(stated.text)}{self._cited.mark(stated)}"
                     )
+        current = self._current_list(prefix)
+        if current and not any(_same_code(o.code, code) for o in current):
+            lines.append(
+                f"{self._list_name(current)[0].upper()}{self._list_name(current)[1:]} has no "
+                f"{code}{self._cited.mark(current[0])}."
+            )
         return lines
 
     def _counts(self) -> list[str]:

@@ -146,7 +146,7 @@ async def test_a_courses_map_is_read_against_the_list_of_its_width(desk: Catalog
     text = await ask(desk, "what PLOs does Marine Mammals map to?")
 
     assert "has 4 PLO columns, the 4-PLO numbering of K28 (ZOO_K28)" in text
-    assert "- PLO1 (all its outcomes): Know the basics of biology." in text
+    assert "- PLO1 (all 2 of its outcomes): Know the basics of biology." in text
     assert "- PLO4 (CLO2): Build products for animal welfare." in text
 
 
@@ -285,3 +285,12 @@ async def test_grading_the_table_cannot_answer_goes_to_retrieval(
     desk: CatalogDesk, question: str
 ) -> None:
     assert await desk.answer(student(), question) is None
+
+
+async def test_an_outcome_the_current_list_lacks_is_said_to_be_missing_from_it(
+    desk: CatalogDesk,
+) -> None:
+    text = await ask(desk, "which courses are mapped to PLO4?")
+
+    assert "1 syllabus with 4 PLO columns, the 4-PLO numbering of K28 (ZOO_K28), ticks PLO4" in text
+    assert "The 3-PLO list of K30 (ZOO_K30) has no PLO4" in text
