@@ -516,7 +516,7 @@ class Advisor:
         lines = []
         for prefix, facts in self._lists():
             lines.append(
-                f"{_label(facts[0])} lists {len(facts)} {prefix}s "
+                f"{_intakes(facts[0])} lists {len(facts)} {prefix}s "
                 f"({facts[0].code}-{facts[-1].code}){self._cited.mark(facts[0])}."
             )
         schemes: dict[int, set[str]] = {}
@@ -577,7 +577,7 @@ class Advisor:
                 if row is not None:
                     listed.append(
                         f"semester {row.semester}, {_credits(row.credits)} in "
-                        f"{_label(row)}{self._cited.mark(row)}"
+                        f"{_intakes(row)}{self._cited.mark(row)}"
                     )
             missing = [self._plan_label(p) for p in plans if p not in rows]
             text = f"{course.code} {course.name}: " + ("; ".join(listed) or "in no curriculum")
@@ -593,7 +593,7 @@ class Advisor:
             (f for c in self._catalog.courses() for f in c.facts if f.document_id == document_id),
             None,
         )
-        return _label(row) if row else document_id
+        return _intakes(row) if row else document_id
 
     def _replacing(self, course: Course, rows: dict[str, CourseFact], newest: str) -> list[str]:
         older = next(iter(rows.values()))
@@ -614,8 +614,8 @@ class Advisor:
             return []
         listed = ", ".join(f"{r.code} {r.name} ({_credits(r.credits)})" for r in new_rows)
         return [
-            f"In semester {older.semester} of {_label(new_rows[0])}, new since "
-            f"{_label(older)}: {listed}{self._cited.mark(new_rows[0])}."
+            f"In semester {older.semester} of {_intakes(new_rows[0])}, new since "
+            f"{_intakes(older)}: {listed}{self._cited.mark(new_rows[0])}."
         ]
 
     # A student's next steps -----------------------------------------------------------------

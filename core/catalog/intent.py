@@ -116,7 +116,9 @@ _PATTERNS = {
     r"|\bevaluated\b|\bfinal exams?\b|\bprogress tests?\b|\bscore to pass\b|\bpass mark\b"
     r"|\bcompletion criteri\w*",
     Asked.VERSIONS: r"(?=.*\b(?:k\d{2}|curriculum|curricula|version)\b)"
-    r".*\b(?:same|chang\w*|differ\w*|replac\w*|instead|newer|older|new|old|still there)\b",
+    r".*\b(?:same|chang\w*|differ\w*|replac\w*|instead|newer|older|new|old|still there)\b"
+    # "Is it CSI105 or CSI106? my friend in K18 says 105": two codes, one per version.
+    r"|(?=.*\bk\d{2}\b).*\b[a-z]{2,5}\d{3}[a-z]? or [a-z]{2,5}\d{3}[a-z]?\b",
 }
 _COMPILED = {asked: re.compile(pattern) for asked, pattern in _PATTERNS.items()}
 # "Which courses require MAS291?", "what needs MAE101", "what is MAS291 a prerequisite for":

@@ -134,10 +134,11 @@ async def test_a_dropped_course_is_shown_with_what_took_its_place(desk: CatalogD
     text = await ask(desk, "K28 had OLD101 in sem 1. What replaced it in K30?")
 
     assert text.startswith(
-        "OLD101 Study Skills: semester 1, 3 credits in ZOO_K28 [1]; not in ZOO_K30."
+        "OLD101 Study Skills: semester 1, 3 credits in K28 (ZOO_K28) [1]; not in K30 (ZOO_K30)."
     )
     assert (
-        "In semester 1 of ZOO_K30, new since ZOO_K28: SWM*2 Swimming 2 (2 credits), MAT101" in text
+        "In semester 1 of K30 (ZOO_K30), new since K28 (ZOO_K28): SWM*2 Swimming 2 (2 credits)"
+        in text
     )
 
 
@@ -171,7 +172,7 @@ async def test_the_outcomes_serving_a_programme_objective(desk: CatalogDesk) -> 
 async def test_outcome_counts_per_curriculum_and_syllabus_widths(desk: CatalogDesk) -> None:
     text = await ask(desk, "did the number of PLOs change?")
 
-    assert "ZOO_K30 lists 3 PLOs (PLO1-PLO3)" in text and "ZOO_K28 lists 4 PLOs" in text
+    assert "K30 (ZOO_K30) lists 3 PLOs (PLO1-PLO3)" in text and "K28 (ZOO_K28) lists 4 PLOs" in text
     assert "The syllabi's outcome maps: 1 with 3 columns; 1 with 4 columns." in text
 
 
@@ -294,3 +295,10 @@ async def test_an_outcome_the_current_list_lacks_is_said_to_be_missing_from_it(
 
     assert "1 syllabus with 4 PLO columns, the 4-PLO numbering of K28 (ZOO_K28), ticks PLO4" in text
     assert "The 3-PLO list of K30 (ZOO_K30) has no PLO4" in text
+
+
+async def test_two_codes_of_two_versions_are_each_placed(desk: CatalogDesk) -> None:
+    text = await ask(desk, "is study skills OLD101 or MAT101? my friend in K28 says OLD101")
+
+    assert "OLD101 Study Skills: semester 1, 3 credits in K28 (ZOO_K28)" in text
+    assert "MAT101 Counting Animals: semester 1, 3 credits in K30 (ZOO_K30)" in text

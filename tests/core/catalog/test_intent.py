@@ -101,6 +101,7 @@ def test_an_elided_follow_up_asks_what_the_last_question_of_its_own_asked() -> N
         # Versions: a course with a word of change and an intake or "curriculum".
         ("What replaced SSL101c in K20-K21?", {Asked.VERSIONS}),
         ("in K18 when was SSG104? is it the same in K20?", {Asked.VERSIONS}),
+        ("is it CSI105 or CSI106? my friend in K18 says 105", {Asked.VERSIONS}),
     ],
 )
 def test_each_intent_rule(question: str, asked: set[Asked]) -> None:
