@@ -19,6 +19,7 @@ def runner_options(settings: Settings, poll_s: float = 30.0) -> RunnerOptions:
     return RunnerOptions(
         timezone=settings.schedule_timezone,
         poll_s=poll_s,
+        timeout_s=settings.service_timeout_s,
         spool=settings.data_dir / "spool",
         url_limits=UrlLimits(
             max_bytes=settings.max_upload_bytes, allow_private=settings.fetch_private_hosts

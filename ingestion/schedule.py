@@ -85,6 +85,10 @@ Post = Callable[[Schedule, Request, Response], Awaitable[None]]
 class RunnerOptions:
     timezone: str = "UTC"
     poll_s: float = 30.0
+    # APScheduler reads its job stores on the event loop, blocking: every wait is bounded.
+    timeout_s: float = 5.0
+    # How long a stopping process lets runs under way finish (within the shell's drain).
+    drain_s: float = 5.0
     spool: Path | None = None
     url_limits: UrlLimits = field(default_factory=lambda: UrlLimits(max_bytes=50 * 1024 * 1024))
 
@@ -142,6 +146,9 @@ class _ScheduleExecutor(AsyncIOExecutor):
         task.add_done_callback(done)
         self._pending_futures.add(task)
 
+    def running(self) -> set[asyncio.Task[list[JobExecutionEvent]]]:
+        return {task for task in self._pending_futures if not task.done()}
+
 
 class ScheduleRunner:
     """One process's scheduler over the lanes it serves. `posters` post in the chats of a
@@ -165,10 +172,11 @@ class ScheduleRunner:
         self._posters = dict(posters or {})
         self._options = options or RunnerOptions()
         self._zone = ZoneInfo(self._options.timezone)
-        self._engine: Engine = create_engine(database_url)
+        self._engine: Engine = _job_store_engine(database_url, self._options.timeout_s)
         self._name = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self._scheduler = AsyncIOScheduler(timezone=UTC)
         self._synced = asyncio.Event()
+        self._executor = _ScheduleExecutor(self.fire, self.missed)
 
     async def start(self) -> None:
         for lane in self._lanes:
@@ -176,7 +184,7 @@ class ScheduleRunner:
             await asyncio.to_thread(_create_table, jobs, self._engine)
             self._scheduler.add_jobstore(jobs, lane)
         self._scheduler.add_jobstore(MemoryJobStore(), _LOCAL)
-        self._scheduler.add_executor(_ScheduleExecutor(self.fire, self.missed), "schedules")
+        self._scheduler.add_executor(self._executor, "schedules")
         self._scheduler.start()
         # Reconciling also wakes the scheduler, which reads the job stores again.
         self._scheduler.add_job(
@@ -191,8 +199,16 @@ class ScheduleRunner:
         log.info("schedules running", lanes=list(self._lanes), runner=self._name)
 
     async def stop(self) -> None:
+        """No new runs; runs under way get `drain_s` to finish, then are cancelled (and
+        kept as failed: "stopped before it finished")."""
         if self._scheduler.running:
+            self._scheduler.pause()
+            running = set(self._executor.running())
+            if running:
+                await asyncio.wait(running, timeout=self._options.drain_s)
             self._scheduler.shutdown(wait=False)
+            if running:
+                await asyncio.wait(running)
         await asyncio.to_thread(self._engine.dispose)
 
     async def sync(self) -> None:
@@ -274,6 +290,12 @@ class ScheduleRunner:
         log.info("schedule run", schedule=schedule_id, course=schedule.course_id)
         try:
             outcome, detail = await self._run(schedule, due)
+        except asyncio.CancelledError:
+            stopped = self._store.finish(
+                schedule_id, due, Outcome.FAILED, "stopped before it finished"
+            )
+            await asyncio.shield(stopped)
+            raise
         except UserFacingError as error:
             outcome, detail = Outcome.FAILED, str(error)
         except Exception:
@@ -364,6 +386,22 @@ def _outcome(report: IngestReport) -> tuple[str, str]:
         return Outcome.FAILED, f"{detail} ({first.file_name}: {first.error})"
     changed = counts.get(FileStatus.ADDED, 0) + counts.get(FileStatus.REPLACED, 0)
     return (Outcome.DONE if changed else Outcome.SKIPPED), detail
+
+
+def _job_store_engine(database_url: str, timeout_s: float) -> Engine:
+    """A blocking engine for the job stores whose every wait is bounded: APScheduler queries
+    them on the event loop, so a stalled database must fail the query, not hold the bot."""
+    if database_url.startswith("postgresql"):
+        milliseconds = int(timeout_s * 1000)
+        return create_engine(
+            database_url,
+            pool_timeout=timeout_s,
+            connect_args={
+                "connect_timeout": max(1, int(timeout_s)),
+                "options": f"-c statement_timeout={milliseconds} -c lock_timeout={milliseconds}",
+            },
+        )
+    return create_engine(database_url, connect_args={"timeout": timeout_s})
 
 
 def _create_table(store: SQLAlchemyJobStore, engine: Engine) -> None:
