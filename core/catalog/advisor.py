@@ -7,7 +7,8 @@ courses ahead (`CourseRules`, named as the course's rule, never the documents').
 
 Nothing here knows a programme: groups are the headings of course lists, outcomes are what
 the outcome tables state, and a syllabus's outcome map is read against the curriculum list
-with as many outcomes as the map has columns."""
+with as many outcomes as the map has columns. Where the tables hold nothing for a question,
+an answer is empty: the question goes on to the material's passages, which may still say."""
 
 from __future__ import annotations
 
@@ -119,7 +120,7 @@ class Advisor:
     def semester_courses(self, semester: int) -> list[str]:
         rows = [r for r in self._plan_rows() if r.semester == semester]
         if self._plan is None:
-            return ["The material has no curriculum table with semesters."]
+            return []
         if not rows:
             found = sorted({r.semester for r in self._plan_rows() if r.semester is not None})
             shown = ", ".join(map(str, found))
@@ -140,7 +141,7 @@ class Advisor:
     def graduation(self) -> list[str]:
         rows = self._plan_rows()
         if not rows:
-            return ["The material has no curriculum table with semesters and credits."]
+            return []
         by_semester: dict[int, list[CourseFact]] = {}
         for row in rows:
             if row.semester is not None:
@@ -177,7 +178,7 @@ class Advisor:
     def groups(self, question: str, courses: Sequence[Course]) -> list[str]:
         slots = self._slots()
         if not slots:
-            return ["The material has no list of courses under a combo or group heading."]
+            return []
         if courses:
             return self._membership(slots, courses)
         if _FIT.search(fold(question)):
@@ -344,7 +345,7 @@ class Advisor:
             )
         )
         if not self._outcomes:
-            return ["The material has no table of learning outcomes."]
+            return []
         if courses and not (codes and _SERVING.search(folded)):
             return [line for course in courses for line in self._course_map(course)]
         if codes:
@@ -360,7 +361,7 @@ class Advisor:
             if o.kind is OutcomeKind.MAPPED and code_key(o.course) == code_key(course.code)
         ]
         if not rows:
-            return [f"{course.code}'s material has no outcome map."]
+            return []
         columns = rows[0].columns
         prefix = _prefix(rows[0].targets[0]) if rows[0].targets else "PLO"
         by_target: dict[str, list[str]] = {}
@@ -414,7 +415,7 @@ class Advisor:
                     f"{self._cited.mark(other)}"
                 )
         if not lines:
-            return [f"No outcome list of the material has {code}."]
+            return []
         return lines
 
     def _mapped_to(self, stated: OutcomeFact) -> list[str]:
@@ -474,7 +475,7 @@ class Advisor:
             and any(_same_code(t, code) for t in o.targets)
         ]
         if not rows:
-            return [f"No course's outcome map ticks {code}."]
+            return []
         by_columns: dict[int, list[str]] = {}
         marks: dict[str, str] = {}
         for row in rows:
@@ -553,7 +554,7 @@ class Advisor:
                         f"{self._cited.mark(stated)}"
                     )
             break
-        return lines or ["No learning outcome of the material matches those words."]
+        return lines
 
     @staticmethod
     def _best(facts: Sequence[OutcomeFact], wanted: set[str]) -> list[OutcomeFact]:
@@ -657,7 +658,7 @@ class Advisor:
     def ahead(self, course: Course) -> list[str]:
         row = self._catalog.plan_row(course, self._intake)
         if row is None or row.semester is None:
-            return [f"{course.code} is in no semester of a curriculum in the material."]
+            return []
         needs, fact = course.prerequisites()
         lines = [
             f"{course.code} {course.name} is a semester-{row.semester} course of "
