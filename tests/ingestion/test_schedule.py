@@ -240,3 +240,22 @@ async def test_a_scheduled_url_is_ingested_then_skipped_while_the_server_says_un
         (Outcome.DONE, "1 added"),
     ]
     assert answered == [200, 304]
+
+
+async def test_a_run_cut_short_by_a_stopping_replica_is_kept_as_failed(
+    core: CourseBot, schedule_settings: Settings, database_url: str, monkeypatch: Any
+) -> None:
+    started = asyncio.Event()
+
+    async def never_ends(*_args: Any, **_kwargs: Any) -> Any:
+        started.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(core, "ingest_job", never_ends)
+    await core.handle(said("ingest week1 every 1d"))
+    async with running_schedules(schedule_settings, core, poll_s=0.2):
+        await asyncio.wait_for(started.wait(), timeout=30)
+    # The stop gave it its drain time, then cut it short: the run says so.
+    [run] = await runs_of(database_url, 1)
+    assert (run.outcome, run.detail) == (Outcome.FAILED, "stopped before it finished")
+    assert run.finished_at is not None
