@@ -34,6 +34,8 @@ class ScheduleRules:
 
     min_interval: timedelta = timedelta(minutes=15)
     folders: Path | None = None
+    # A course's instructor could otherwise make thousands, each fetching a URL.
+    max_per_course: int = 20
 
 
 def is_url(source: str) -> bool:
@@ -58,9 +60,11 @@ class ScheduleDesk:
             return await self._reminders(request, ctx, spec)
         if spec.kind is ScheduleKind.QUIZ and not spec.target:
             raise BadInputError("Which topic? Usage: /schedule quiz TOPIC mon 09:00.")
-        for schedule in await self._store.of_course(ctx.course_id):
+        existing = await self._store.of_course(ctx.course_id)
+        for schedule in existing:
             if schedule.spec == spec and schedule.chat_id == place.chat_id:
                 return Notice(f"Schedule #{schedule.schedule_id} does that already.")
+        self._check_room(existing, operator=request.operator)
         made = await self._store.add(self._new(request, ctx, spec))
         return Notice(f"Schedule #{made.schedule_id}: {spec.describe()}.")
 
@@ -98,11 +102,19 @@ class ScheduleDesk:
             return Notice("Exam reminders are off here.")
         if here:
             return Notice(f"Exam reminders are already on here (#{here[0].schedule_id}).")
+        self._check_room(await self._store.of_course(ctx.course_id), operator=request.operator)
         made = await self._store.add(self._new(request, ctx, spec))
         return Notice(
             f"Schedule #{made.schedule_id}: exam reminders here, a week and a day before each "
             f"exam date the course's syllabus states (looked at daily at {spec.at})."
         )
+
+    def _check_room(self, existing: list[Schedule], *, operator: bool) -> None:
+        if len(existing) >= self._rules.max_per_course and not operator:
+            raise BadInputError(
+                f"A course may have {self._rules.max_per_course} schedules: remove one first "
+                "(/schedules, /unschedule ID)."
+            )
 
     def _new(self, request: Request, ctx: Context, spec: ScheduleSpec) -> NewSchedule:
         return NewSchedule(

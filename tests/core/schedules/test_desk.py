@@ -138,3 +138,15 @@ async def test_the_listing_shows_each_runs_outcome_and_unschedule_keeps_to_the_c
         await desk.remove(ctx(course="physics"), 1)
     assert (await desk.remove(ctx(), 1)).text == "Schedule #1 removed."
     assert await store.runs(1) == []
+
+
+async def test_a_course_has_a_bounded_number_of_schedules(store: ScheduleStore) -> None:
+    desk = ScheduleDesk(store, ScheduleRules(max_per_course=2))
+    for number in (1, 2):
+        await desk.add(request(), ctx(), f"ingest https://example.edu/{number}.pdf every 1d")
+    with pytest.raises(BadInputError, match="A course may have 2 schedules"):
+        await desk.add(request(), ctx(), "ingest https://example.edu/3.pdf every 1d")
+    with pytest.raises(BadInputError, match="A course may have 2 schedules"):
+        await desk.add(request(), ctx(), "reminders on")
+    # Other courses have their own room.
+    await desk.add(request(), ctx(course="physics"), "ingest https://example.edu/1.pdf every 1d")
