@@ -95,3 +95,26 @@ async def test_a_port_in_use_is_an_error_not_a_silent_shell(tmp_path: Path) -> N
         with pytest.raises(OSError):
             async with run_shell("test", settings, Metrics()):
                 pass
+
+
+async def test_closing_the_core_flushes_the_mistake_outbox_once_more(
+    settings: Settings, bundled_model: None
+) -> None:
+    """What a stopping process holds in its outbox (an outage's mistakes) reaches the
+    database on the way out, not only at the next periodic flush."""
+    from bot.composition import open_assembly
+    from core.mistakes import MistakeLog
+    from core.mistakes.log import MistakeEntry
+
+    entry = MistakeEntry(
+        course_id="calc", student_id="alice", exercise_id="ex", step_index=0, skill="limits",
+        answer="7", idempotency_key="test:held-at-exit",
+    )  # fmt: skip
+    async with open_assembly(settings) as assembly:
+        assembly.outbox.hold(entry)
+    log = await MistakeLog.open(settings)
+    try:
+        [logged] = await log.latest("calc")
+    finally:
+        await log.close()
+    assert (logged.student_id, logged.answer) == ("alice", "7")
