@@ -323,6 +323,8 @@ def schedule_rules(settings: Settings) -> ScheduleRules:
     return ScheduleRules(
         min_interval=timedelta(seconds=settings.schedule_min_interval_s),
         folders=settings.schedule_folders,
+        # The bots that run schedules and post in their chats (bot/*/cli.py).
+        post_platforms=frozenset({"telegram", "discord"}),
     )
 
 

@@ -24,6 +24,10 @@ NO_FOLDERS = (
     "Folders on the server cannot be scheduled from a chat here; schedule a URL, or ask the "
     "site's staff (coursebot schedule add)."
 )
+NOT_POSTED_HERE = (
+    "Quizzes and reminders are posted by the chat bots: schedule them in the course's "
+    "Telegram group or Discord channel."
+)
 OUTSIDE_FOLDERS = "'{folder}' is not a folder under the course folders this server shares."
 
 
@@ -36,6 +40,9 @@ class ScheduleRules:
     folders: Path | None = None
     # A course's instructor could otherwise make thousands, each fetching a URL.
     max_per_course: int = 20
+    # The platforms whose bots run schedules and post (None: any); elsewhere (the console)
+    # a quiz or reminder schedule would never be posted.
+    post_platforms: frozenset[str] | None = None
 
 
 def is_url(source: str) -> bool:
@@ -56,6 +63,10 @@ class ScheduleDesk:
         elif place.direct:
             what = "quiz polls" if spec.kind is ScheduleKind.QUIZ else "reminders"
             raise BadInputError(POST_IN_GROUP.format(what=what))
+        elif self._rules.post_platforms is not None and (
+            ctx.platform not in self._rules.post_platforms
+        ):
+            raise BadInputError(NOT_POSTED_HERE)
         if spec.kind is ScheduleKind.REMINDERS:
             return await self._reminders(request, ctx, spec)
         if spec.kind is ScheduleKind.QUIZ and not spec.target:

@@ -150,3 +150,9 @@ async def test_a_course_has_a_bounded_number_of_schedules(store: ScheduleStore) 
         await desk.add(request(), ctx(), "reminders on")
     # Other courses have their own room.
     await desk.add(request(), ctx(course="physics"), "ingest https://example.edu/1.pdf every 1d")
+
+
+async def test_quizzes_are_refused_where_no_bot_posts_them(store: ScheduleStore) -> None:
+    desk = ScheduleDesk(store, ScheduleRules(post_platforms=frozenset({"discord"})))
+    with pytest.raises(BadInputError, match="posted by the chat bots"):
+        await desk.add(request(), ctx(), "quiz limits mon 09:00")
