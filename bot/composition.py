@@ -28,6 +28,7 @@ from core.embedding.embedder import Embedder, writes_units
 from core.embedding.minilm_onnx import bundled_embedder
 from core.embedding.ollama_embedder import OllamaEmbedder
 from core.exercises import Fairness, Grader, SymbolicChecker
+from core.feedback import Digest, FeedbackStore, InstructorLoop
 from core.generation import MaterialStore, StructuredModel, Writing
 from core.generation.materials import MaterialsDesk
 from core.generation.structured import Message
@@ -442,6 +443,7 @@ def _assemble(
     )
     # Commands (/prereq, /cantake, ...) and plain questions read the same catalog.
     catalog_desk = CatalogDesk(course_catalog)
+    feedback = FeedbackStore(database)
     bot = CourseBot(
         index=index,
         answers=question_answering(
@@ -470,6 +472,8 @@ def _assemble(
         catalog=catalog_desk,
         service_timeout_s=settings.service_timeout_s,
         schedules=ScheduleDesk(ScheduleStore(database), schedule_rules(settings)),
+        loop=InstructorLoop(feedback, dense, ingestor),
+        digest=Digest(feedback, mistakes),
         pictures=pictures,
         metrics=metrics,
     )

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from core.context import Context
     from core.course_bot import CourseBot
     from core.courses.access import CourseAccess
+    from core.feedback import Digest, InstructorLoop
     from core.generation.materials import MaterialsDesk
     from core.lessons import LessonService
     from core.practice import PracticeService
@@ -171,6 +172,8 @@ class Desks:
     materials: MaterialsDesk
     catalog: CatalogDesk
     schedules: ScheduleDesk
+    loop: InstructorLoop
+    digest: Digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,6 +481,24 @@ def _catalog_misuse(name: str) -> str:
     return f"Which course? Usage: /{name} CODE (a code, a code prefix or a name)."
 
 
+_ANSWER_ID = Option(
+    "answer", "the answer's number (your last answer when left out)", Kind.INTEGER, named=True,
+    low=1, metavar="ID",
+)  # fmt: skip
+QUESTIONS_SHOWN = "students' questions"
+FORGET_USAGE = (
+    "Which document? Send /forget DOCUMENT with its file name, as /sources lists it, or "
+    "/forget --answer ID to remove a staff answer."
+)
+
+
+def _forget(d: Desks, c: Call) -> Awaitable[Reply]:
+    number = c.args.number("answer")
+    if number is not None:
+        return d.loop.forget(c.context, number)
+    return d.core.forget(c.context, c.args.text("document"), private=c.args.flag("private"))
+
+
 def _study_misuse(name: str, extra: str = "") -> str:
     return f"Which topic? Use /{name} TOPIC{extra} [--new]."
 
@@ -499,6 +520,25 @@ COMMANDS: tuple[CommandSpec, ...] = (
         (Option("question", "your question about the course material", required=True,
                 rest=True),),
         slow=True, misuse="Please write a question.",
+    ),
+    CommandSpec(
+        "good", "rate an answer helpful (your last one, or the one a 👍 button names)",
+        lambda d, c: d.core.rate(c.request, c.args.number("answer"), helpful=True),
+        (_ANSWER_ID,), private=True, needs_course=False, tap=True,
+        misuse="Usage: /good (your last answer) or /good --answer ID.",
+    ),
+    CommandSpec(
+        "bad", "rate an answer not helpful, and why if you like (only the staff see it)",
+        lambda d, c: d.core.rate(
+            c.request, c.args.number("answer"), helpful=False, reason=c.args.text("why")
+        ),
+        (
+            Option("why", "wrong, incomplete, wrong course, not what I asked, or your words",
+                   rest=True, metavar="[WHY]"),
+            _ANSWER_ID,
+        ),
+        private=True, needs_course=False, tap=True,
+        misuse="Usage: /bad [WHY] (your last answer) or /bad --answer ID [WHY].",
     ),
     CommandSpec(
         "sources", "list the course's documents", lambda d, c: d.core.sources(c.context),
@@ -711,6 +751,40 @@ COMMANDS: tuple[CommandSpec, ...] = (
         misuse="Usage: /mistakes [--skill SKILL] [--student USER] [--csv]",
     ),
     CommandSpec(
+        "unanswered", "questions the material failed (declined or 👎), grouped, most asked first",
+        lambda d, c: d.loop.unanswered(c.context),
+        role=Role.MODERATOR, private=True, confidential=QUESTIONS_SHOWN,
+    ),
+    CommandSpec(
+        "reply", "answer a group of /unanswered questions: it becomes course material and "
+        "the students who asked are told",
+        lambda d, c: d.core.reply_to_group(
+            c.request, c.context, c.args.number("id") or 0, c.args.text("answer")
+        ),
+        (
+            Option("id", "the number /unanswered shows", Kind.INTEGER, required=True, low=1,
+                   metavar="ID"),
+            Option("answer", "your answer (a new one replaces the old)", required=True,
+                   rest=True),
+        ),
+        Role.MODERATOR, private=True, confidential=QUESTIONS_SHOWN, slow=True,
+        misuse="Usage: /reply ID your answer (the ID /unanswered shows).",
+    ),
+    CommandSpec(
+        "digest", "the class's questions, votes and mistakes this week or month (chart, CSV)",
+        lambda d, c: d.digest.digest(
+            c.context, c.args.text("period") or "week", student=c.args.text("student"),
+            whisper=c.request.place.whisper,
+        ),
+        (
+            Option("period", "week when left out", choices=("week", "month")),
+            Option("student", "only this student's questions (named only in a DM)", Kind.USER,
+                   named=True, metavar="U"),
+        ),
+        Role.MODERATOR, private=True, confidential=QUESTIONS_SHOWN, slow=True,
+        misuse="Usage: /digest [week|month] [--student USER]",
+    ),
+    CommandSpec(
         "bind", "bind this chat to a course",
         lambda d, c: d.core.bind_here(c.request, c.args.text("course")),
         (Option("course", "the course id, e.g. calc101", required=True, rest=True,
@@ -730,17 +804,16 @@ COMMANDS: tuple[CommandSpec, ...] = (
         files_help="course material (PDF, Word, PowerPoint, Markdown, exercise YAML…)",
     ),
     CommandSpec(
-        "forget", "remove a document from the course",
-        lambda d, c: d.core.forget(
-            c.context, c.args.text("document"), private=c.args.flag("private")
-        ),
+        "forget", "remove a document, or a staff answer (--answer ID), from the course",
+        _forget,
         (
-            Option("document", "the document's file name (see /sources)", required=True,
-                   rest=True, complete=Source.DOCUMENTS, metavar="DOCUMENT"),
+            Option("document", "the document's file name (see /sources)", rest=True,
+                   complete=Source.DOCUMENTS, metavar="DOCUMENT"),
             Option("private", "remove one of your private notes instead", Kind.BOOLEAN),
+            Option("answer", "remove the staff answer to this /unanswered number", Kind.INTEGER,
+                   named=True, low=1, metavar="ID"),
         ),
-        Role.INSTRUCTOR, private=True,
-        misuse="Which document? Send /forget DOCUMENT with its file name, as /sources lists it.",
+        Role.INSTRUCTOR, private=True, misuse=FORGET_USAGE,
     ),
     CommandSpec(
         "grant", "give someone a role on this course",

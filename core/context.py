@@ -58,6 +58,8 @@ class Member:
     principals: frozenset[str] = frozenset()
     chat_admin: bool = False
     role_names: frozenset[str] = frozenset()
+    # How the platform shows them ("Ada Lovelace"): a staff answer is signed with it.
+    name: str = ""
 
     @property
     def ids(self) -> frozenset[str]:

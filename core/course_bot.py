@@ -23,7 +23,15 @@ import structlog
 
 from core.answering import QuestionAnswering
 from core.catalog import CatalogDesk
-from core.commands import Arguments, Call, Desks, ParsedCommand, command_spec, help_text
+from core.commands import (
+    FORGET_USAGE,
+    Arguments,
+    Call,
+    Desks,
+    ParsedCommand,
+    command_spec,
+    help_text,
+)
 from core.context import Audience, Context, Member, Role
 from core.courses.access import BIND_IN_DM, UNBIND_IN_DM, CourseAccess, NoCourseError
 from core.courses.ids import parse_course_id
@@ -35,6 +43,8 @@ from core.errors import (
     UserFacingError,
 )
 from core.exercises import ExerciseDefinition
+from core.feedback import Digest, DirectSend, InstructorLoop
+from core.feedback.loop import NO_ANSWER
 from core.generation.materials import MaterialsDesk
 from core.index import ChunkIndex
 from core.index.payload import ChunkRecord
@@ -112,11 +122,14 @@ class CourseBot:
         catalog: CatalogDesk,
         service_timeout_s: float,
         schedules: ScheduleDesk,
+        loop: InstructorLoop,
+        digest: Digest,
         pictures: PagePictures | None = None,
         metrics: Metrics | None = None,
     ) -> None:
         """`pictures` holds the pages' pictures a citation may show (none when None);
-        `metrics` counts requests, their time, throttling and outages."""
+        `metrics` counts requests, their time, throttling and outages.
+        `loop` keeps answers and their votes for the course's staff."""
         self._index = index
         self._answers = answers
         self._practice = practice
@@ -138,6 +151,7 @@ class CourseBot:
         self._materials = materials
         self._catalog = catalog
         self._pictures = pictures
+        self._loop = loop
         self._metrics = metrics or Metrics()
         # Heavy work runs here until a queue is attached (the composition root does).
         self._jobs: JobQueue = InProcessJobs(self.job_handlers(), self._metrics)
@@ -145,7 +159,7 @@ class CourseBot:
         self._desks = Desks(
             core=self, access=access, practice=practice, review=review, uploads=uploads,
             lessons=lessons, study=study, materials=materials, catalog=catalog,
-            schedules=schedules,
+            schedules=schedules, loop=loop, digest=digest,
         )  # fmt: skip
 
     # The one entry -------------------------------------------------------------------------
@@ -235,8 +249,10 @@ class CourseBot:
         structlog.contextvars.bind_contextvars(course=ctx.course_id)
         if request.files:
             return await self._receive_files(request, ctx, spec.name if spec else None)
+        # Staff answers to this person's questions they were not told of yet come first.
+        told = await self._loop.pending(ctx)
         if spec is None or parsed is None:
-            return _response(await self._plain_text(ctx, request.text), private=False)
+            return _response([*told, *await self._plain_text(ctx, request.text)], private=False)
         if spec.confidential and not reads_alone(ctx, whisper=request.place.whisper):
             raise BadInputError(
                 CONFIDENTIAL_HERE.format(
@@ -248,6 +264,8 @@ class CourseBot:
             result = await self._jobs.run("command", _portable(spec.name, call), key=request.key)
         else:
             result = await spec.handler(self._desks, call)
+        if told:
+            result = [*told, *(result if isinstance(result, Sequence) else [result])]
         return _response(result, private=spec.private)
 
     # Commands of the core's own (the registry's handlers call them) ------------------------
@@ -323,7 +341,39 @@ class CourseBot:
         answer = await self._answers.ask(ctx, question)
         if self._pictures is not None:
             answer = await self._pictures.mark(ctx, answer)
-        return answer
+        return await self._loop.record(ctx, question, answer)
+
+    async def rate(
+        self, request: Request, number: int | None, *, helpful: bool, reason: str = ""
+    ) -> Reply:
+        """`/good`, `/bad`: a vote on answer `number` (the asker's last one when None),
+        judged in the answer's course as a message there would be (a 👎 pressed in a group
+        may be explained in a direct message)."""
+        if number is None:
+            scope = await self._access.scope(request)
+            if scope is None:
+                raise NoCourseError(request.place)
+            ctx = await self._access.context(request, scope)
+            asked = await self._loop.last(ctx)
+        else:
+            found = await self._loop.find(number)
+            scope = None if found is None else await self._access.scope_in(request, found.course_id)
+            if found is None or scope is None:
+                raise BadInputError(NO_ANSWER.format(number=number))
+            asked = found
+            ctx = await self._access.context(request, scope)
+        return await self._loop.vote(ctx, asked, helpful, reason)
+
+    async def reply_to_group(
+        self, request: Request, ctx: Context, number: int, text: str
+    ) -> Notice:
+        """`/reply ID text`: the staff's answer, signed with the name the platform shows."""
+        return await self._loop.reply(ctx, number, text, by=request.member.name or ctx.user_id)
+
+    def send_direct_messages(self, platform: str, send: DirectSend) -> None:
+        """`send` writes to someone on `platform` directly, where the platform lets the bot
+        (a staff answer to the students who asked); False where it did not."""
+        self._loop.send_direct(platform, send)
 
     async def show_page(self, ctx: Context, document: str, page: int) -> DocumentReply:
         """`/page DOCUMENT N`: the picture of a cited page, where the policy lets `ctx` see
@@ -352,6 +402,8 @@ class CourseBot:
         document = document.strip()
         if not private:
             require(ctx, Action.FORGET)
+        if not document:
+            raise BadInputError(FORGET_USAGE)
         owner = ctx.user_id if private else None
         if not await self._ingestor.forget(ctx.course_id, document, owner_id=owner):
             raise BadInputError(

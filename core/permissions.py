@@ -21,6 +21,8 @@ class Action(StrEnum):
     INGEST = "add course material"
     FORGET = "remove course material"
     REVIEW_MISTAKES = "review the class's mistakes"
+    REVIEW_QUESTIONS = "review the class's questions and votes"
+    ANSWER_QUESTIONS = "answer the class's unanswered questions"
     BIND = "bind this chat to a course"
     MANAGE_STAFF = "grant or revoke course roles"
     MANAGE_COURSE = "change who may join the course"
@@ -32,6 +34,9 @@ REQUIRED_ROLE: dict[Action, Role] = {
     Action.INGEST: Role.INSTRUCTOR,
     Action.FORGET: Role.INSTRUCTOR,
     Action.REVIEW_MISTAKES: Role.MODERATOR,
+    Action.REVIEW_QUESTIONS: Role.MODERATOR,
+    # The course's staff answer; the answer joins the material as theirs, named and dated.
+    Action.ANSWER_QUESTIONS: Role.MODERATOR,
     Action.BIND: Role.INSTRUCTOR,
     Action.MANAGE_STAFF: Role.INSTRUCTOR,
     Action.MANAGE_COURSE: Role.INSTRUCTOR,

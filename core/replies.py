@@ -62,6 +62,8 @@ class Answer:
     support: float | None = None
     note: str = ""
     evidence: tuple[tuple[str, float], ...] = ()
+    # The number the answer was kept under (`core.feedback`): adapters offer 👍 / 👎 on it.
+    feedback_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +182,30 @@ class FlashcardTurn:
     source: Citation | None = None
 
 
+# Why an answer was not helpful, in one tap: (key a button carries, what is stored).
+VOTE_REASONS: tuple[tuple[str, str], ...] = (
+    ("wrong", "wrong"),
+    ("incomplete", "incomplete"),
+    ("course", "wrong course"),
+    ("asked", "not what I asked"),
+)
+
+
+def vote_reason(key: str | None) -> str:
+    """The stored words of a reason a button names ("" for none or an unknown key)."""
+    return dict(VOTE_REASONS).get(key or "", "")
+
+
+@dataclass(frozen=True, slots=True)
+class VoteReasons:
+    """A 👎 noted: why, in one tap? `reasons` are (key, label) pairs; a button with a key
+    sends `/bad --answer ANSWER_ID LABEL`. For the voter alone."""
+
+    answer_id: int
+    text: str
+    reasons: tuple[tuple[str, str], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class ErrorReply:
     """An error the user caused, already worded for them."""
@@ -205,11 +231,12 @@ Reply = (
     | FlashcardsReply
     | FlashcardTurn
     | IngestSummary
+    | VoteReasons
     | ErrorReply
 )
 
 
 REPLY_TYPES = (
     Answer, Notice, SourceList, DocumentReply, StepPrompt, ExerciseSheet, QuizReply,
-    FlashcardsReply, FlashcardTurn, IngestSummary, ErrorReply,
+    FlashcardsReply, FlashcardTurn, IngestSummary, VoteReasons, ErrorReply,
 )  # fmt: skip

@@ -4,12 +4,17 @@ Every service asks here, for every kind of thing it shows: retrieved chunks (`wh
 which `core.index.tenant` turns into the search filter), generated material (`made_as`
 when it is stored, `access` and `visible_to_owner` when it is read, listed or sent again),
 replies (`response_private`), confidential commands, the asker's profile and uploads of
-notes (`reads_alone`).
+notes (`reads_alone`), and the instructor loop: who may rate an answer (`may_rate`), where a
+student is told the staff's answer to their question (`tells_answer_here`) and when a digest
+names a student (`digest_names`).
 
 The rule, once: a student's private notes, and whatever was made where they could be read,
 are the student's alone, and shown only where the student alone reads along (a private
 audience: a direct message, an ephemeral reply, a terminal). Course material and what was
-made from it alone are the course's. Nothing is ever shown in another course. A stored
+made from it alone are the course's. Nothing is ever shown in another course. A student's
+questions and votes are shown to that course's staff only, and only where the staff member
+alone reads along (the commands showing them are confidential), never in a group; a digest
+names no student unless a moderator asks for one student where they alone read it. A stored
 material carries its visibility and owner as columns (`MaterialStore`); nothing here reads
 a JSON blob to guess them."""
 
@@ -152,3 +157,39 @@ def response_private(replies: Iterable[Reply], *, command_private: bool = False)
     """Whether a response is for the asker alone (ephemeral on Discord): its command's own
     flag, or any reply showing the asker's notes, whichever command gave it."""
     return command_private or any(shows_notes(r) for r in replies)
+
+
+# The instructor loop -------------------------------------------------------------------------
+
+
+class Rated(Protocol):
+    """What the policy reads of an answer given (`core.feedback.store.Asked`)."""
+
+    @property
+    def course_id(self) -> str: ...
+
+    @property
+    def asker_id(self) -> str: ...
+
+    @property
+    def audience(self) -> str: ...
+
+
+def may_rate(ctx: Context, answer: Rated) -> bool:
+    """Whether `ctx` may vote on `answer`: someone of its course, and for an answer given
+    where its asker alone read it, the asker alone (a forged button names any number)."""
+    if answer.course_id != ctx.course_id:
+        return False
+    return answer.audience != Audience.PRIVATE.value or answer.asker_id == ctx.user_id
+
+
+def tells_answer_here(ctx: Context) -> bool:
+    """Whether a student's own question and the staff's answer to it may be shown to them in
+    this audience (the rest of a group must not learn what they asked)."""
+    return reads_alone(ctx)
+
+
+def digest_names(ctx: Context, student: str | None, *, whisper: bool = False) -> bool:
+    """Whether a digest may name `student`: only when one student is asked for, where the
+    (moderator) asking alone reads the reply. Otherwise it names nobody."""
+    return bool(student) and reads_alone(ctx, whisper=whisper)

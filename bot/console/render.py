@@ -17,6 +17,7 @@ from core.replies import (
     Reply,
     SourceList,
     StepPrompt,
+    VoteReasons,
 )
 
 
@@ -54,6 +55,8 @@ def render(reply: Reply) -> str:
                 source = f" ({wording.shown_name(card.source.label())})" if card.source else ""
                 lines.append(f"{number}. {card.front}\n   → {card.back}{source}")
             return "\n".join(lines)
+        case VoteReasons(text=text, reasons=reasons):
+            return f"{text} " + ", ".join(f"/bad {label}" for _key, label in reasons)
         case ErrorReply(text=text):
             return f"! {text}"
     raise TypeError(f"no console rendering for {type(reply).__name__}")

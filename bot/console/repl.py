@@ -61,7 +61,7 @@ class ConsoleSpeaker:
         else:
             place = Place(Audience.PRIVATE, chat_id=f"console:{self.user}")
         return Request(
-            member=Member(platform=PLATFORM, user_id=self.user),
+            member=Member(platform=PLATFORM, user_id=self.user, name=self.user),
             place=place,
             # Unique across runs: a restarted chat must not look like a replay.
             message_id=f"console:{uuid.uuid4()}",

@@ -4,6 +4,8 @@ any replica, after any restart, without remembering the message it is on:
 - `coursebot:pick:{quiz}:{n}:{A-D}` answers question n of a quiz (`/pick QUIZ N LETTER`),
 - `coursebot:card:{set}:{n}:back` turns card n of a flashcard set, `coursebot:card:{set}:{n}`
   shows card n (`/card SET N [back]`),
+- `coursebot:vote:{answer}:up|down[:{reason}]` rates an answer (`/good`, `/bad --answer
+  ID [WHY]`; the core judges the vote in the answer's course),
 - `coursebot:page:{document}:{n}` shows the picture of page n of a cited document (`/page`;
   the core decides whether the presser may see it, whatever the id says).
 
@@ -21,6 +23,7 @@ import discord
 import structlog
 
 from core.commands import ParsedCommand
+from core.replies import vote_reason
 
 log = structlog.get_logger(__name__)
 
@@ -28,7 +31,8 @@ CUSTOM_ID_LIMIT = 100  # Discord's limit
 LETTERS = "ABCD"
 TEMPLATE = (
     r"coursebot:(?:(?P<kind>pick|card):(?P<set>[0-9]+):(?P<number>[0-9]+)(?::(?P<extra>[A-D]|back))?"
-    r"|page:(?P<document>[0-9a-f]{16}):(?P<page>[0-9]{1,6}))"
+    r"|page:(?P<document>[0-9a-f]{16}):(?P<page>[0-9]{1,6})"
+    r"|vote:(?P<answer>[0-9]{1,12}):(?P<vote>up|down)(?::(?P<reason>wrong|incomplete|course|asked))?)"
 )
 
 
@@ -60,6 +64,19 @@ def card_buttons(set_id: int, number: int, count: int, *, turned: bool) -> tuple
 
 def page_button(label: str, document_id: str, page: int) -> Button:
     return Button(label, _checked(f"coursebot:page:{document_id}:{page}"))
+
+
+def vote_buttons(answer_id: int) -> tuple[Button, ...]:
+    return (
+        Button("👍", _checked(f"coursebot:vote:{answer_id}:up")),
+        Button("👎", _checked(f"coursebot:vote:{answer_id}:down")),
+    )
+
+
+def reason_buttons(answer_id: int, reasons: tuple[tuple[str, str], ...]) -> tuple[Button, ...]:
+    return tuple(
+        Button(label, _checked(f"coursebot:vote:{answer_id}:down:{key}")) for key, label in reasons
+    )
 
 
 @runtime_checkable
@@ -120,6 +137,13 @@ class _Buttons(discord.ui.View):
 
 def _command(match: re.Match[str]) -> ParsedCommand:
     """The core command a button's custom id stands for, with its typed options."""
+    if match["answer"] is not None:
+        answer: dict[str, str | int] = {"answer": int(match["answer"])}
+        if match["vote"] == "up":
+            return ParsedCommand("good", options=answer)
+        if match["reason"]:
+            answer["why"] = vote_reason(match["reason"])
+        return ParsedCommand("bad", options=answer)
     if match["document"] is not None:
         return ParsedCommand(
             "page", options={"document": match["document"], "page": int(match["page"])}

@@ -4,7 +4,7 @@ shards, both with the same command tree, mention handler and command sync."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import discord
 import structlog
@@ -12,13 +12,15 @@ from discord import app_commands
 
 from bot.discord.buttons import CourseButton
 from bot.discord.commands import add_commands
-from bot.discord.delivery import NO_MENTIONS, Responder
+from bot.discord.delivery import NO_MENTIONS, Responder, post
 from bot.discord.handlers import RESPONDER, Handlers
+from bot.discord.members import PLATFORM
 from bot.discord.mentions import MentionAnswers
+from bot.discord.render import render_all
 from config import Settings
 from core.commands import ParsedCommand
 from core.course_bot import INTERNAL_ERROR, CourseBot
-from core.replies import ErrorReply
+from core.replies import ErrorReply, Reply
 
 log = structlog.get_logger(__name__)
 
@@ -91,6 +93,8 @@ class _CourseClient:
         self._mentions = MentionAnswers(core)
         self._dev_guild = settings.discord_dev_guild
         self.syncs_commands = sync
+        # A staff answer reaches the students who asked, where they accept direct messages.
+        core.send_direct_messages(PLATFORM, self.send_directly)
 
     async def setup_hook(self) -> None:
         # Buttons are handled by their custom id: those of messages sent before a restart too.
@@ -110,6 +114,18 @@ class _CourseClient:
         except Exception:
             log.exception("button press failed", command=command.name)
             await report_failure(interaction, INTERNAL_ERROR, command.name)
+
+    async def send_directly(self, user_id: str, replies: Sequence[Reply]) -> bool:
+        """Write `replies` to `user_id` (`discord:42`) in a direct message; False where
+        Discord does not let the bot (no shared server, or direct messages closed)."""
+        try:
+            user = await cast(discord.Client, self).fetch_user(
+                int(user_id.removeprefix(f"{PLATFORM}:"))
+            )
+            await post(user, render_all(replies))
+        except (ValueError, discord.HTTPException):
+            return False
+        return True
 
     async def on_message(self, message: discord.Message) -> None:
         await self._mentions.on_message(message, self.user)

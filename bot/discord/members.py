@@ -33,6 +33,7 @@ def member_of(user: discord.User | discord.Member, *, manages_server: bool) -> M
         principals=frozenset(role_key(role.id) for role in roles),
         role_names=frozenset(f"{PLATFORM}:role:{role.name}" for role in roles),
         chat_admin=manages_server,
+        name=user.display_name,
     )
 
 

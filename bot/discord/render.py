@@ -14,7 +14,14 @@ import discord
 
 from bot.common import wording
 from bot.common.splitting import pack, split_text
-from bot.discord.buttons import Button, card_buttons, page_button, pick_button
+from bot.discord.buttons import (
+    Button,
+    card_buttons,
+    page_button,
+    pick_button,
+    reason_buttons,
+    vote_buttons,
+)
 from bot.discord.markup import bold, escape, escaped_length
 from core.replies import (
     Answer,
@@ -30,6 +37,7 @@ from core.replies import (
     Reply,
     SourceList,
     StepPrompt,
+    VoteReasons,
 )
 
 MESSAGE_LIMIT = 2000
@@ -98,6 +106,8 @@ def render(reply: Reply) -> list[Outgoing]:
                 first = reply.cards[0]
                 turn = FlashcardTurn(reply.set_id, 1, len(reply.cards), first.front)
                 messages.append(_card(turn))
+        case VoteReasons(answer_id=answer_id, text=text, reasons=reasons):
+            messages = [Outgoing(content=escape(text), buttons=reason_buttons(answer_id, reasons))]
         case ErrorReply(text=text):
             messages = _texts(_pack_text([], text))
         case _:
@@ -163,6 +173,8 @@ def _answer(answer: Answer) -> list[Outgoing]:
         for number, c in wording.pictured_pages(answer)
         if c.document_id and c.page is not None
     )
+    if answer.feedback_id is not None:
+        buttons = (*buttons, *vote_buttons(answer.feedback_id))
     if buttons:
         messages[-1] = replace(messages[-1], buttons=buttons)
     return messages

@@ -10,6 +10,7 @@ never a traceback."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
@@ -27,7 +28,14 @@ from telegram.ext import (
 )
 
 from bot.telegram.addressing import addressed_to, for_another_bot, without_mention
-from bot.telegram.callbacks import CARD_DATA, PAGE_DATA, card_command, page_command
+from bot.telegram.callbacks import (
+    CARD_DATA,
+    PAGE_DATA,
+    VOTE_DATA,
+    card_command,
+    page_command,
+    vote_command,
+)
 from bot.telegram.delivery import Sent, Target, deliver, edit, typing
 from bot.telegram.files import UploadProgress, incoming_file
 from bot.telegram.markup import PARSE_MODE, escape
@@ -42,7 +50,7 @@ from bot.telegram.members import (
 from bot.telegram.render import Outgoing, PollMessage, TextMessage, render, render_all
 from core.commands import ParsedCommand, command_spec, parse_command
 from core.course_bot import INTERNAL_ERROR, CourseBot
-from core.replies import DocumentReply, ErrorReply, FlashcardTurn, Notice
+from core.replies import DocumentReply, ErrorReply, FlashcardTurn, Notice, Reply, VoteReasons
 from core.requests import Request, Response
 from core.schedules import Schedule
 from core.study.polls import PollAnswered
@@ -51,6 +59,8 @@ log = structlog.get_logger(__name__)
 
 Callback = ContextTypes.DEFAULT_TYPE
 
+NOTED = "Noted as not helpful; only the course's staff see votes."
+SAY_WHY = "To say why, start a direct chat with me, then press 👎 again."
 HOW_TO_ASK = (
     "Ask me about the course: mention me with your question, reply to one of my messages, "
     "or send /ask QUESTION."
@@ -70,6 +80,7 @@ class TelegramHandlers:
         application.add_handler(PollAnswerHandler(self.on_poll_answer))
         application.add_handler(CallbackQueryHandler(self.on_card_button, pattern=CARD_DATA))
         application.add_handler(CallbackQueryHandler(self.on_page_button, pattern=PAGE_DATA))
+        application.add_handler(CallbackQueryHandler(self.on_vote_button, pattern=VOTE_DATA))
         application.add_error_handler(self.on_error)
 
         async def late_score(answered: PollAnswered) -> None:
@@ -77,6 +88,12 @@ class TelegramHandlers:
 
         # A vote held back by an outage is counted later, outside any update.
         self.core.send_late_scores(PLATFORM, late_score)
+
+        async def direct(user_id: str, replies: Sequence[Reply]) -> bool:
+            return await _send_directly(application.bot, user_id, replies)
+
+        # A staff answer reaches the students who asked, where they let the bot write.
+        self.core.send_direct_messages(PLATFORM, direct)
 
     async def on_command(self, update: Update, context: Callback) -> None:
         message = _message(update)
@@ -187,6 +204,28 @@ class TelegramHandlers:
             target = Target(message.chat.id)
         await deliver(context.bot, target, render(picture))
 
+    async def on_vote_button(self, update: Update, context: Callback) -> None:
+        """👍 / 👎 under an answer, or a reason after 👎: the core's `/good`, `/bad`. What
+        the core says is for the voter alone: a notice on the button, never a message the
+        group reads. The one-tap reasons after a 👎 come in the voter's direct chat (where
+        Telegram lets the bot write to them; else the notice says how to give one)."""
+        query = update.callback_query
+        command = vote_command(query.data) if query is not None else None
+        if query is None or command is None or query.message is None:
+            return
+        chat = query.message.chat
+        response = await self.core.handle(_pressed(query, chat, command))
+        reasons = next((r for r in response.replies if isinstance(r, VoteReasons)), None)
+        if reasons is None:
+            await _refused(query, response, alert=_refusal(response))
+            return
+        try:
+            await deliver(context.bot, Target(query.from_user.id), render(reasons))
+        except TelegramError:  # they never started a chat with the bot, or blocked it
+            await query.answer(f"{NOTED} {SAY_WHY}", show_alert=True)
+            return
+        await query.answer(NOTED)
+
     async def on_error(self, update: object, context: Callback) -> None:
         log.error("telegram update failed", exc_info=context.error)
         chat = update.effective_chat if isinstance(update, Update) else None
@@ -251,11 +290,27 @@ def _pressed(query: CallbackQuery, chat: Chat, command: ParsedCommand) -> Reques
     )
 
 
-async def _refused(query: CallbackQuery, response: Response) -> None:
-    """A button press the core did not grant: what it said, as an alert on the button."""
+async def _refused(query: CallbackQuery, response: Response, *, alert: bool = True) -> None:
+    """A button press the core did not grant (or a vote it noted): what it said, on the
+    button (an alert to acknowledge, or a passing notice)."""
     said = [r.text for r in response.replies if isinstance(r, ErrorReply | Notice)]
     toast = " ".join(said)[: CallbackQueryLimit.ANSWER_CALLBACK_QUERY_TEXT_LENGTH]
-    await query.answer(toast or None, show_alert=bool(toast))
+    await query.answer(toast or None, show_alert=alert and bool(toast))
+
+
+def _refusal(response: Response) -> bool:
+    return any(isinstance(r, ErrorReply) for r in response.replies)
+
+
+async def _send_directly(bot: Bot, user_id: str, replies: Sequence[Reply]) -> bool:
+    """Write `replies` to the user `user_id` (`telegram:42`) in their private chat; False
+    where Telegram does not let the bot (they never started it, or blocked it)."""
+    try:
+        chat_id = int(user_id.removeprefix(f"{PLATFORM}:"))
+        await deliver(bot, Target(chat_id), render_all(list(replies)))
+    except (ValueError, TelegramError):
+        return False
+    return True
 
 
 def _working(bot: Bot, message: Message, slow: bool) -> AbstractAsyncContextManager[None]:

@@ -54,13 +54,14 @@ async def member_for(bot: Bot, message: Message, *, admin_check: bool = False) -
         platform=PLATFORM,
         user_id=author(message),
         chat_admin=admin_check and await is_chat_admin(bot, message),
+        name=message.sender_chat.title or "" if message.sender_chat else _sender(message).full_name,
     )
 
 
 def member_of(user: User) -> Member:
     """Someone acting without a message of their own (a poll vote, a button press): never a
     chat admin, since nothing they do that way binds a chat."""
-    return Member(platform=PLATFORM, user_id=principal(user.id))
+    return Member(platform=PLATFORM, user_id=principal(user.id), name=user.full_name)
 
 
 async def is_chat_admin(bot: Bot, message: Message) -> bool:

@@ -13,7 +13,7 @@ from telegram.constants import PollLimit
 
 from bot.common import wording
 from bot.common.splitting import pack, split_text
-from bot.telegram.callbacks import Button, card_buttons, page_data
+from bot.telegram.callbacks import Button, card_buttons, page_data, reason_buttons, vote_buttons
 from bot.telegram.markup import (
     CAPTION_LIMIT,
     MESSAGE_LIMIT,
@@ -37,6 +37,7 @@ from core.replies import (
     Reply,
     SourceList,
     StepPrompt,
+    VoteReasons,
 )
 from core.text import shown_name
 
@@ -82,7 +83,10 @@ def render_all(replies: list[Reply], limit: int = MESSAGE_LIMIT) -> list[Outgoin
 def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
     match reply:
         case Answer():
-            return _with_buttons(_texts(_answer_units(reply, limit), limit), _page_buttons(reply))
+            votes = vote_buttons(reply.feedback_id) if reply.feedback_id is not None else ()
+            return _with_buttons(
+                _texts(_answer_units(reply, limit), limit), (*_page_buttons(reply), *votes)
+            )
         case Notice(text=text, title=title):
             heading = [bold(title)] if title else []
             return _texts([*heading, *_body(text, limit)], limit)
@@ -116,6 +120,8 @@ def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
             # The first card, front only: its buttons turn it and go on (the core's /card).
             turn = FlashcardTurn(reply.set_id, 1, len(reply.cards), first.front, None, first.source)
             return [*shown, _card(turn)]
+        case VoteReasons(answer_id=answer_id, text=text, reasons=reasons):
+            return [TextMessage(escape(text), reason_buttons(answer_id, reasons))]
         case ErrorReply(text=text):
             return _texts(_body(text, limit), limit)
     raise TypeError(f"no Telegram rendering for {type(reply).__name__}")

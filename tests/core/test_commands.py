@@ -106,4 +106,8 @@ def test_the_help_lists_each_role_its_commands_with_usage() -> None:
     assert "/quiz TOPIC [N] [--new] — a multiple-choice quiz on a topic" in students
     assert "/card" not in students and "/ingest" not in students
     staff = help_text(frozenset({Role.STUDENT, Role.INSTRUCTOR}))
-    assert "/forget DOCUMENT [--private]" in staff
+    assert "/forget [DOCUMENT] [--private] [--answer ID]" in staff
+    assert "/good [--answer ID]" in students and "/bad [WHY] [--answer ID]" in students
+    assert "/unanswered" not in students and "/digest" not in students
+    moderators = help_text(frozenset({Role.STUDENT, Role.MODERATOR}))
+    assert "/reply ID ANSWER" in moderators and "/digest [week|month] [--student U]" in moderators

@@ -16,6 +16,7 @@ from sqlalchemy.pool import NullPool
 import core.bindings.models
 import core.catalog.models
 import core.courses.models
+import core.feedback.models
 import core.generation.models
 import core.mistakes.models
 import core.schedules.models  # noqa: F401  (importing a models module registers its tables)

@@ -58,6 +58,9 @@ async def test_migrate_builds_the_schema_on_an_empty_database(empty_database_url
         "schedules",
         "schedule_runs",
         "catalog_assessments",
+        "asked_questions",
+        "answer_votes",
+        "question_groups",
         VERSION_TABLE,
     }
     assert {
@@ -67,7 +70,7 @@ async def test_migrate_builds_the_schema_on_an_empty_database(empty_database_url
     } <= schema["indexes"]  # type: ignore[operator]
     assert ("idempotency_key",) in schema["unique"]  # type: ignore[operator]
     assert drift == []
-    assert version == [("0009",)]
+    assert version == [("0010",)]
 
 
 async def test_migrate_twice_keeps_schema_and_rows(empty_database_url: str) -> None:
@@ -83,7 +86,7 @@ async def test_migrate_twice_keeps_schema_and_rows(empty_database_url: str) -> N
     async with engine.connect() as connection:
         versions = (await connection.execute(text(f"SELECT * FROM {VERSION_TABLE}"))).all()
     await engine.dispose()
-    assert versions == [("0009",)]
+    assert versions == [("0010",)]
 
 
 async def test_migrations_started_together_take_turns(empty_database_url: str) -> None:
@@ -93,7 +96,7 @@ async def test_migrations_started_together_take_turns(empty_database_url: str) -
     async with engine.connect() as connection:
         versions = (await connection.execute(text(f"SELECT * FROM {VERSION_TABLE}"))).all()
     await engine.dispose()
-    assert versions == [("0009",)]
+    assert versions == [("0010",)]
 
 
 async def test_open_from_settings_migrates_sqlite_under_the_data_dir(settings: Settings) -> None:
