@@ -57,8 +57,10 @@ async def test_a_citations_button_sends_its_page_to_the_presser_alone(app) -> No
     sent = await app.run("ask", ALICE, IN_COURSE, question=SQUEEZE)
     [answer] = [r for r in sent if custom_ids(r)]
     lecture = document_id(COURSE, "lecture-01-limits.pdf")
-    assert custom_ids(answer) == [f"coursebot:page:{lecture}:8"]
-    [button] = [c for row in answer.data["components"] for c in row["components"]]
+    page, up, down = custom_ids(answer)
+    assert page == f"coursebot:page:{lecture}:8"
+    assert up.startswith("coursebot:vote:") and up.endswith(":up") and down.endswith(":down")
+    button, *_votes = [c for row in answer.data["components"] for c in row["components"]]
     assert button["label"] == "Show p. 8 [1]"
     message = app.fake.message_of(answer, IN_COURSE.channel_id)
     shown = await pressed(app, f"coursebot:page:{lecture}:8", BOB, IN_COURSE, message)
