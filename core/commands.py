@@ -522,6 +522,23 @@ COMMANDS: tuple[CommandSpec, ...] = (
         slow=True, misuse="Please write a question.",
     ),
     CommandSpec(
+        "sources", "list the course's documents", lambda d, c: d.core.sources(c.context),
+        private=True,
+    ),
+    CommandSpec(
+        "page", "a picture of a page of the material (a citation's \"Show page\")",
+        lambda d, c: d.core.show_page(
+            c.context, c.args.text("document"), c.args.number("page") or 0
+        ),
+        (
+            Option("document", "the document's file name (see /sources)", required=True,
+                   rest=True, complete=Source.DOCUMENTS, metavar="DOCUMENT"),
+            Option("page", "the page's number", Kind.INTEGER, required=True, low=1,
+                   metavar="N"),
+        ),
+        tap=True, misuse="Which page? Send /page DOCUMENT N, as a citation names them.",
+    ),
+    CommandSpec(
         "good", "rate an answer helpful (your last one, or the one a 👍 button names)",
         lambda d, c: d.core.rate(c.request, c.args.number("answer"), helpful=True),
         (_ANSWER_ID,), private=True, needs_course=False, tap=True,
@@ -539,23 +556,6 @@ COMMANDS: tuple[CommandSpec, ...] = (
         ),
         private=True, needs_course=False, tap=True,
         misuse="Usage: /bad [WHY] (your last answer) or /bad --answer ID [WHY].",
-    ),
-    CommandSpec(
-        "sources", "list the course's documents", lambda d, c: d.core.sources(c.context),
-        private=True,
-    ),
-    CommandSpec(
-        "page", "a picture of a page of the material (a citation's \"Show page\")",
-        lambda d, c: d.core.show_page(
-            c.context, c.args.text("document"), c.args.number("page") or 0
-        ),
-        (
-            Option("document", "the document's file name (see /sources)", required=True,
-                   rest=True, complete=Source.DOCUMENTS, metavar="DOCUMENT"),
-            Option("page", "the page's number", Kind.INTEGER, required=True, low=1,
-                   metavar="N"),
-        ),
-        tap=True, misuse="Which page? Send /page DOCUMENT N, as a citation names them.",
     ),
     CommandSpec(
         "practice", "start a guided exercise",
@@ -756,8 +756,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         role=Role.MODERATOR, private=True, confidential=QUESTIONS_SHOWN,
     ),
     CommandSpec(
-        "reply", "answer a group of /unanswered questions: it becomes course material and "
-        "the students who asked are told",
+        "reply", "answer a group of /unanswered questions (it becomes course material)",
         lambda d, c: d.core.reply_to_group(
             c.request, c.context, c.args.number("id") or 0, c.args.text("answer")
         ),

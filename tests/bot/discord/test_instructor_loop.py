@@ -73,7 +73,8 @@ async def test_a_vote_is_for_the_presser_alone_and_a_reason_is_one_tap(app) -> N
     assert why.ephemeral and "Why?" in why.content
     reasons = custom_ids(why)
     assert reasons[-1].endswith(":down:asked")
-    await press(app.client, button_press(reasons[0], BOB, IN_COURSE, message))
+    on_why = app.fake.message_of(why, IN_COURSE.channel_id)
+    await press(app.client, button_press(reasons[0], BOB, IN_COURSE, on_why))
     assert app.fake.requests[-1].ephemeral
     assert "not helpful (wrong)" in app.fake.requests[-1].content
     digest = shown(await app.run("digest", MO, IN_COURSE))
@@ -100,10 +101,9 @@ async def test_a_vote_button_pressed_after_a_restart_is_still_handled(
         client = build_client(assembly.bot, settings)
         fake = FakeDiscord()
         await fake.attach(client, monkeypatch, guilds=[server(), rival_server()])
-        await press(client, button_press(f"{down}:incomplete", ALICE, IN_COURSE, message))
-        assert fake.requests[-1].ephemeral
-        assert "not helpful (incomplete)" in fake.requests[-1].content
+        await press(client, button_press(down, ALICE, IN_COURSE, message))
+        assert fake.requests[-1].ephemeral and "Why?" in fake.requests[-1].content
         start = len(fake.requests)
         await interact(client, slash("digest", MO, IN_COURSE))
-        assert "Why 👎: incomplete 1." in shown(fake.requests[start:])
+        assert "0 👍, 1 👎" in shown(fake.requests[start:])
         await client.close()

@@ -297,7 +297,7 @@ async def test_help_for_an_instructor_adds_the_instructor_commands(tg: TelegramB
     await course_in_dm(tg, TEACHER)
     [reply] = texts(await tg.say(dm(TEACHER), TEACHER, "/help"))
     assert reply.startswith("coursebot\n")
-    assert "/mistakes" in reply and "/ingest" in reply and "/forget DOCUMENT" in reply
+    assert "/mistakes" in reply and "/ingest" in reply and "/forget [DOCUMENT]" in reply
 
 
 # Binding a group, choosing a DM course ------------------------------------------------------
@@ -1457,7 +1457,9 @@ async def test_a_citations_show_page_button_sends_the_page_as_a_photo(tg: Telegr
     lecture = document_id(COURSE, "lecture-01-limits.pdf")
     show, *_more = buttons(answer)
     assert show == {"text": "Show p. 8 [1]", "callback_data": f"page:{lecture}:8"}
-    assert all(b["callback_data"].startswith("page:") for b in _more)
+    *_pages, up, down = _more
+    assert all(b["callback_data"].startswith("page:") for b in _pages)
+    assert (up["text"], down["text"]) == ("👍", "👎")
     calls = await tg.press(answer.result, ALICE, show["callback_data"])
     assert [c.method for c in calls] == ["answerCallbackQuery", "sendPhoto"]
     photo = calls[-1]
