@@ -66,7 +66,7 @@ async def test_a_vote_is_for_the_presser_alone_and_a_reason_is_one_tap(app) -> N
     sent = await app.run("ask", ALICE, IN_COURSE, question="When is the final exam?")
     answer = answered(sent)
     message = app.fake.message_of(answer, IN_COURSE.channel_id)
-    up, down = [c for c in custom_ids(answer) if ":vote:" in c]
+    _up, down = [c for c in custom_ids(answer) if ":vote:" in c]
     start = len(app.fake.requests)
     await press(app.client, button_press(down, BOB, IN_COURSE, message))
     why = app.fake.requests[start:][-1]

@@ -41,7 +41,7 @@ def to_chat(calls: list[Call], chat: dict[str, Any]) -> list[Call]:
 
 
 async def test_a_question_declined_twice_is_answered_by_the_staff_cited_and_told(
-    tg: TelegramBot,
+    tg: TelegramBot,  # noqa: F811
 ) -> None:
     await bind_group(tg)
     await course_in_dm(tg, ALICE)
@@ -82,7 +82,7 @@ async def test_a_question_declined_twice_is_answered_by_the_staff_cited_and_told
     assert "staff answered your question “Is there a car park on campus?”" in later
 
 
-async def test_votes_are_private_counted_once_and_reach_the_digest(tg: TelegramBot) -> None:
+async def test_votes_are_private_counted_once_and_reach_the_digest(tg: TelegramBot) -> None:  # noqa: F811
     await course_in_dm(tg, ALICE)
     [answer] = sent_messages(await tg.say(dm(ALICE), ALICE, "When is the final exam?"))
     votes = vote_buttons(answer)
@@ -109,7 +109,7 @@ async def test_votes_are_private_counted_once_and_reach_the_digest(tg: TelegramB
     assert any(name == "digest.csv" for f in files for name, _ in f.values())
 
 
-async def test_a_vote_in_the_group_is_shown_to_the_voter_alone(tg: TelegramBot) -> None:
+async def test_a_vote_in_the_group_is_shown_to_the_voter_alone(tg: TelegramBot) -> None:  # noqa: F811
     await bind_group(tg)
     question = f"@{BOT_USER['username']} When is the final exam?"
     [answer] = to_chat(await tg.say(GROUP, ALICE, question), GROUP)
