@@ -5,27 +5,39 @@ answer cited course material, and the students who asked told where Telegram let
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import sys
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from support.fake_telegram import BOT_USER, Call, user, visible_text
-from test_telegram_adapter import (  # the adapter tests' fixtures and helpers
-    ALICE,
-    BOB,
-    GROUP,
-    MODERATOR,
-    TEACHER,
-    TelegramBot,
-    bind_group,
-    buttons,
-    course_data,  # noqa: F401  (a fixture)
-    course_in_dm,
-    dm,
-    joined,
-    sent_messages,
-    settings,  # noqa: F401  (a fixture)
-    tg,  # noqa: F401  (a fixture)
-)
+
+
+def _adapter_tests() -> ModuleType:
+    """The adapter tests' module (its fixtures and helpers), loaded from its file: tests are
+    imported by path here (`--import-mode=importlib`), not as a package."""
+    path = Path(__file__).with_name("test_telegram_adapter.py")
+    spec = importlib.util.spec_from_file_location("telegram_adapter_tests", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+_adapter = _adapter_tests()
+ALICE, BOB, GROUP, MODERATOR, TEACHER = (
+    _adapter.ALICE, _adapter.BOB, _adapter.GROUP, _adapter.MODERATOR, _adapter.TEACHER
+)  # fmt: skip
+TelegramBot = _adapter.TelegramBot
+bind_group, buttons, course_in_dm, dm = (
+    _adapter.bind_group, _adapter.buttons, _adapter.course_in_dm, _adapter.dm
+)  # fmt: skip
+joined, sent_messages = _adapter.joined, _adapter.sent_messages
+# Its fixtures, used here by name.
+course_data, settings, tg = _adapter.course_data, _adapter.settings, _adapter.tg
 
 CAROL = user(503, "Carol")
 NOT_COVERED = "The course material does not cover this question."
@@ -41,7 +53,7 @@ def to_chat(calls: list[Call], chat: dict[str, Any]) -> list[Call]:
 
 
 async def test_a_question_declined_twice_is_answered_by_the_staff_cited_and_told(
-    tg: TelegramBot,  # noqa: F811
+    tg: TelegramBot,
 ) -> None:
     await bind_group(tg)
     await course_in_dm(tg, ALICE)
@@ -82,7 +94,7 @@ async def test_a_question_declined_twice_is_answered_by_the_staff_cited_and_told
     assert "staff answered your question “Is there a car park on campus?”" in later
 
 
-async def test_votes_are_private_counted_once_and_reach_the_digest(tg: TelegramBot) -> None:  # noqa: F811
+async def test_votes_are_private_counted_once_and_reach_the_digest(tg: TelegramBot) -> None:
     await course_in_dm(tg, ALICE)
     [answer] = sent_messages(await tg.say(dm(ALICE), ALICE, "When is the final exam?"))
     votes = vote_buttons(answer)
@@ -109,7 +121,7 @@ async def test_votes_are_private_counted_once_and_reach_the_digest(tg: TelegramB
     assert any(name == "digest.csv" for f in files for name, _ in f.values())
 
 
-async def test_a_vote_in_the_group_is_shown_to_the_voter_alone(tg: TelegramBot) -> None:  # noqa: F811
+async def test_a_vote_in_the_group_is_shown_to_the_voter_alone(tg: TelegramBot) -> None:
     await bind_group(tg)
     question = f"@{BOT_USER['username']} When is the final exam?"
     [answer] = to_chat(await tg.say(GROUP, ALICE, question), GROUP)
