@@ -472,7 +472,8 @@ LESSON_MISUSE = (
 MATERIALS_USAGE = "Send /materials for the list, or /materials send ID to get one again."
 SCHEDULE_USAGE = (
     "Usage: /schedule ingest FOLDER|URL every 1d, /schedule quiz TOPIC mon 09:00 "
-    "(or daily 09:00), or /schedule reminders on|off."
+    "(or daily 09:00), /schedule reminders on|off, or (in a direct message) /schedule digest "
+    "mon 09:00."
 )
 BIND_USAGE = "Which course? Send /bind COURSE, for example /bind calc101."
 

@@ -316,12 +316,14 @@ class ScheduleRunner:
         if post is None:  # this process serves the lane, so it has the platform's bot
             return Outcome.FAILED, f"no {schedule.platform} bot here to post it"
         request = self._request(schedule, due)
-        if kind is ScheduleKind.QUIZ:
+        if kind in (ScheduleKind.QUIZ, ScheduleKind.DIGEST):
             response = await self._core.handle(request)
             refused = [r.text for r in response.replies if isinstance(r, ErrorReply)]
             if refused:
                 return Outcome.FAILED, " ".join(refused)
             await post(schedule, request, response)
+            if kind is ScheduleKind.DIGEST:
+                return Outcome.DONE, "the week's digest sent"
             return Outcome.DONE, f"quiz on {schedule.spec.target} posted"
         today = due.astimezone(self._zone).date()
         notice = await self._core.exam_reminders(schedule.course_id, today)
@@ -334,17 +336,26 @@ class ScheduleRunner:
         """The scheduled command as its instructor's, in the place they scheduled it in:
         the core checks their role and the place's course again at every run."""
         keys = schedule.place_keys
+        # A new set each time, short enough for a group's feed; a digest, the week's.
+        command = (
+            ParsedCommand("digest", "week")
+            if schedule.spec.kind is ScheduleKind.DIGEST
+            else ParsedCommand("quiz", f"{schedule.spec.target} {SCHEDULED_QUESTIONS} --new")
+        )
         return Request(
             member=Member(platform=schedule.platform, user_id=schedule.created_by),
             place=Place(
-                Audience.SHARED,
+                # A direct chat (no binding keys) is read by its person alone.
+                Audience.SHARED if keys else Audience.PRIVATE,
                 chat_id=schedule.chat_id,
                 lookup=keys,
                 bind_key=keys[0] if keys else None,
             ),
             message_id=f"schedule:{schedule.schedule_id}:{due:%Y%m%dT%H%M%S}",
-            # A new set each time, short enough for a group's feed.
-            command=ParsedCommand("quiz", f"{schedule.spec.target} {SCHEDULED_QUESTIONS} --new"),
+            command=command,
+            # A digest is of the course it was scheduled for, whichever course the person's
+            # direct messages are about now (their roles there are checked again).
+            course=schedule.course_id if schedule.spec.kind is ScheduleKind.DIGEST else None,
         )
 
     async def _ingest_folder(self, schedule: Schedule) -> tuple[str, str]:

@@ -16,7 +16,12 @@ from core.replies import Notice
 from core.requests import Request
 from core.schedules.spec import ScheduleKind, ScheduleSpec, describe_interval, parse_schedule
 from core.schedules.store import NewSchedule, Schedule, ScheduleStore
+from core.visibility import reads_alone
 
+DIGEST_IN_DM = (
+    "A digest shows the class's questions: schedule it in a direct message with me, where "
+    "it will be sent."
+)
 POST_IN_GROUP = (
     "Send this in the course's group or channel: that is where the {what} will be posted."
 )
@@ -60,6 +65,14 @@ class ScheduleDesk:
         place = request.place
         if spec.kind is ScheduleKind.INGEST:
             spec = self._checked_ingest(spec, operator=request.operator)
+        elif spec.kind is ScheduleKind.DIGEST:
+            # Students' questions go to the staff only, where they alone read (the policy).
+            if not reads_alone(ctx):
+                raise BadInputError(DIGEST_IN_DM)
+            if self._rules.post_platforms is not None and (
+                ctx.platform not in self._rules.post_platforms
+            ):
+                raise BadInputError(NOT_POSTED_HERE)
         elif place.direct:
             what = "quiz polls" if spec.kind is ScheduleKind.QUIZ else "reminders"
             raise BadInputError(POST_IN_GROUP.format(what=what))

@@ -3,7 +3,9 @@ when (an interval, or a day of the week and a time).
 
     ingest FOLDER|URL every 1d      re-read a folder, or fetch a file at a URL
     quiz TOPIC mon 09:00            post a quiz poll on TOPIC (`daily 09:00` every day)
-    reminders on|off                remind the class of the exam dates the syllabus states"""
+    reminders on|off                remind the class of the exam dates the syllabus states
+    digest mon 09:00                the week's `/digest`, to the staff member who asked, in
+                                    their direct messages"""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ class ScheduleKind(StrEnum):
     INGEST = "ingest"
     QUIZ = "quiz"
     REMINDERS = "reminders"
+    DIGEST = "digest"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +54,7 @@ class ScheduleSpec:
             ScheduleKind.INGEST: f"ingest {self.target}",
             ScheduleKind.QUIZ: f"quiz on {self.target}",
             ScheduleKind.REMINDERS: "exam reminders",
+            ScheduleKind.DIGEST: "the week's digest",
         }[self.kind]
         return f"{what}, {self.when()}"
 
@@ -96,6 +100,10 @@ def parse_schedule(line: str) -> ScheduleSpec:
         return ScheduleSpec(
             ScheduleKind.REMINDERS, words[1].lower(), weekday=DAILY, at=REMINDERS_AT
         )
+    if kind == ScheduleKind.DIGEST:
+        if len(words) != 3 or words[1].lower() not in WEEKDAYS:
+            raise BadInputError("Usage: /schedule digest mon 09:00 (a day of the week, a time).")
+        return ScheduleSpec(ScheduleKind.DIGEST, weekday=words[1].lower(), at=parse_time(words[2]))
     raise BadInputError(SCHEDULE_USAGE)
 
 

@@ -259,3 +259,32 @@ async def test_a_run_cut_short_by_a_stopping_replica_is_kept_as_failed(
     [run] = await runs_of(database_url, 1)
     assert (run.outcome, run.detail) == (Outcome.FAILED, "stopped before it finished")
     assert run.finished_at is not None
+
+
+async def test_a_weekly_digest_is_scheduled_in_a_direct_message_and_sent_there(
+    core: CourseBot, schedule_settings: Settings
+) -> None:
+    group = Request(
+        member=TEACHER,
+        place=Place(Audience.SHARED, chat_id="-100", lookup=("telegram:chat:-100",)),
+        message_id="telegram:-100:1",
+        command=ParsedCommand("schedule", "digest mon 09:00"),
+        course="sample",
+    )
+    [refused] = (await core.handle(group)).replies
+    assert "direct message" in refused.text  # type: ignore[union-attr]
+    [made] = (await core.handle(said("digest mon 09:00"))).replies
+    assert isinstance(made, Notice) and "the week's digest, mon 09:00" in made.text
+    posted: list[tuple[str | None, list[Any]]] = []
+
+    async def post(schedule: Any, request: Request, response: Any) -> None:
+        posted.append((schedule.chat_id, list(response.replies)))
+
+    async with running_schedules(
+        schedule_settings, core, posters={"telegram": post}, poll_s=0.1
+    ) as runner:
+        await runner.fire(1, datetime(2030, 1, 7, 9, tzinfo=UTC))
+    [(chat, replies)] = posted
+    assert chat == "42"
+    assert "Digest for sample, the last week" in replies[0].text
+    assert {r.file_name for r in replies[1:]} == {"digest.png", "digest.csv"}
