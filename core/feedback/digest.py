@@ -178,11 +178,15 @@ def _chart(figures: DigestFigures, title: str) -> bytes:
     """Two panels: how questions fared, and the most asked topics."""
     figure = new_figure(figsize=(10.0, 4.2), dpi=100, layout="constrained")
     outcome, asked = figure.subplots(1, 2, width_ratios=(2, 3))
-    labels = ["answered", "declined", "helpful", "not helpful"]
+    from matplotlib.ticker import MaxNLocator  # here, not at import: see core.pictures
+
+    labels = ["answered", "declined", "helpful", "not\nhelpful"]
     values = [figures.answered, figures.declined, figures.helpful, figures.unhelpful]
     bars = outcome.bar(labels, values, color=["#4c72b0", "#c44e52", "#55a868", "#dd8452"])
     outcome.bar_label(bars, padding=2)
     outcome.set_ylim(0, max([*values, 1]) * 1.2)
+    outcome.yaxis.set_major_locator(MaxNLocator(integer=True))
+    outcome.tick_params(axis="x", labelsize=9)
     outcome.set_title("Questions and votes", loc="left", fontsize=11)
     outcome.spines[["top", "right"]].set_visible(False)
     if figures.topics:
@@ -193,6 +197,7 @@ def _chart(figures: DigestFigures, title: str) -> bytes:
         asked.set_yticks(list(positions), names, parse_math=False, fontsize=9)
         asked.invert_yaxis()
         asked.bar_label(topic_bars, padding=2)
+        asked.xaxis.set_major_locator(MaxNLocator(integer=True))
         asked.set_title("Most asked", loc="left", fontsize=11)
         asked.spines[["top", "right"]].set_visible(False)
     else:
