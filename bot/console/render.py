@@ -48,18 +48,27 @@ def render(reply: Reply) -> str:
                 lines.extend(["", *wording.question_lines(question)])
             return "\n".join([*lines, "", wording.QUIZ_HOW])
         case FlashcardTurn():
-            return "\n".join(wording.card_lines(reply))
-        case FlashcardsReply():
-            lines = [wording.flashcards_heading(reply), *([reply.note] if reply.note else [])]
-            for number, card in enumerate(reply.cards, 1):
-                source = f" ({wording.shown_name(card.source.label())})" if card.source else ""
-                lines.append(f"{number}. {card.front}\n   → {card.back}{source}")
+            lines = wording.card_lines(reply)
+            if reply.back is None:
+                lines.append(_turn_command(reply.set_id, reply.number))
             return "\n".join(lines)
+        case FlashcardsReply():
+            # Fronts only, as the buttons of the chat platforms show them: a back is a spoiler
+            # until the student asks for it with the set id printed here.
+            heading = f"{wording.flashcards_heading(reply)}, set {reply.set_id}"
+            lines = [heading, *([reply.note] if reply.note else [])]
+            lines.extend(f"{number}. {card.front}" for number, card in enumerate(reply.cards, 1))
+            return "\n".join([*lines, _turn_command(reply.set_id, None)])
         case VoteReasons(text=text, reasons=reasons):
             return f"{text} " + ", ".join(f"/bad {label}" for _key, label in reasons)
         case ErrorReply(text=text):
             return f"! {text}"
     raise TypeError(f"no console rendering for {type(reply).__name__}")
+
+
+def _turn_command(set_id: int, number: int | None) -> str:
+    card = str(number) if number is not None else "N"
+    return f"(/card {set_id} {card} back shows the back)"
 
 
 def _answer(answer: Answer) -> str:

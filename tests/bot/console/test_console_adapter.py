@@ -251,3 +251,22 @@ async def test_a_students_notes_page_is_shown_to_her_alone_where_she_reads_alone
     # Another student naming it, by its id or its name: no such page, nothing saved.
     other = await chat(bot, ["/as bob", command, "/page alice-notes.pdf 1"])
     assert other.count("! There is no picture of page 1") == 2 and "saved" not in other
+
+
+async def test_flashcard_backs_stay_hidden_until_the_card_is_turned_by_its_set_id(
+    bot: CourseBot, embedder
+) -> None:
+    from support.paths import SAMPLE_COURSE
+
+    files = [SAMPLE_COURSE / "lecture-02-derivatives.pdf", SAMPLE_COURSE / "syllabus.md"]
+    assert (await bot.ingest_files("sample", [SourceFile.at(f) for f in files])).failed == []
+    cards = await chat(bot, ["/flashcards derivatives"])
+    heading = next(line for line in cards.splitlines() if line.startswith("Flashcards:"))
+    set_id = int(heading.rsplit("set ", 1)[1])
+    assert "→" not in cards and f"/card {set_id} N back" in cards
+    first_front = next(line for line in cards.splitlines() if line.startswith("1. "))[3:]
+    # The front alone, then the back only when asked for, with the id the listing printed.
+    front = await chat(bot, [f"/card {set_id} 1"])
+    assert first_front in front and "→" not in front and f"/card {set_id} 1 back" in front
+    back = await chat(bot, [f"/card {set_id} 1 back"])
+    assert first_front in back and "→ " in back
