@@ -13,6 +13,7 @@ from core.exercises.fair_pool import Fairness, FairPool, GradingBusyError
 from core.exercises.grading import Grader, GradeResult, SymbolicChecker, grade_answer
 from core.exercises.machine import (
     Attempt,
+    CompareWith,
     Completed,
     Effect,
     Ended,
@@ -48,6 +49,7 @@ from core.exercises.parsing import (
 __all__ = [
     "Attempt",
     "ChoiceAnswer",
+    "CompareWith",
     "Completed",
     "Effect",
     "Ended",

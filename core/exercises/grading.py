@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from functools import lru_cache
 
 import snowballstemmer
@@ -59,11 +60,14 @@ AnswerSpec = NumericAnswer | SymbolicAnswer | ChoiceAnswer | FreeTextAnswer
 @dataclass(frozen=True, slots=True)
 class GradeResult:
     """The verdict on one answer. `detail` is addressed to the student; `expected_shown` is
-    true only when the detail deliberately states the expected answer (grading never does)."""
+    true only when the detail deliberately states the expected answer (grading never does).
+    `undecided` (never with `correct`): the grader could not tell, so the student is shown
+    the model answer to compare with and nothing is logged as a mistake."""
 
     correct: bool
     detail: str
     expected_shown: bool = False
+    undecided: bool = False
 
 
 _TIMED_OUT = "I could not check that expression in time; write it more simply."
@@ -355,7 +359,30 @@ def read_choice(text: str, options: tuple[str, ...]) -> set[int] | None:
     ]
     if parts and all(part in texts for part in parts):
         return {texts[part] for part in parts}
-    return None
+    return _option_containing(said, options)
+
+
+def _option_containing(said: str, options: tuple[str, ...]) -> set[int] | None:
+    """The one option whose text contains the answer's words in order ("0/0" names
+    "0/0, an indeterminate form"); None when none or several do."""
+    wanted = _option_words(said)
+    if not wanted:
+        return None
+    size = len(wanted)
+    found = {
+        index
+        for index, option in enumerate(options)
+        if any(
+            words[start : start + size] == wanted
+            for words in [_option_words(normalise_words(option))]
+            for start in range(len(words) - size + 1)
+        )
+    }
+    return found if len(found) == 1 else None
+
+
+def _option_words(text: str) -> list[str]:
+    return [word for word in (w.strip(".()") for w in text.split()) if word]
 
 
 def _option_index(token: str, count: int) -> int | None:
@@ -373,11 +400,49 @@ def _option_index(token: str, count: int) -> int | None:
 _STEMMER = snowballstemmer.stemmer("english")
 # How many other words may sit between the words of a keyword phrase.
 _PHRASE_GAP = 2
+# Words that deny what follows them, up to the end of the clause or a few words on.
+_NEGATIONS = frozenset(
+    {"not", "no", "never", "without", "nothing", "neither", "nor", "none", "nobody", "nowhere"}
+)
+_NEGATION_REACH = 5
+# Where a negation's reach ends: punctuation, and words that start a new clause.
+_CLAUSE_BREAKS = frozenset(
+    {"but", "and", "or", "then", "because", "so", "since", "while", "however", "instead",
+     "though", "although", "yet"}
+)  # fmt: skip
+_TOKEN = re.compile(r"\w+|[.,;:!?()]")
+_CONTRACTED_NOT = re.compile(r"(?<=\w)n['’]t\b|\bcannot\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    stem: str
+    denied: bool  # within the reach of a negation before it
 
 
 def _stems(text: str) -> list[str]:
-    words = re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
-    return _STEMMER.stemWords(words)
+    return [word.stem for word in _words(text)]
+
+
+def _words(text: str) -> list[_Word]:
+    """The text's words as stems, each marked when a negation before it in its clause denies
+    it ("do not cancel", "never factor", "shouldn't divide")."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _CONTRACTED_NOT.sub(lambda m: " can not" if m.group() == "cannot" else " not", text)
+    words: list[_Word] = []
+    reach = 0
+    for token in _TOKEN.findall(text):
+        if not token[0].isalnum() and token[0] != "_":
+            reach = 0
+            continue
+        if token in _NEGATIONS:
+            reach = _NEGATION_REACH
+            continue
+        if token in _CLAUSE_BREAKS:
+            reach = 0
+        words.append(_Word(_STEMMER.stemWord(token), reach > 0))
+        reach = max(0, reach - 1)
+    return words
 
 
 def _same_word(wanted: str, word: str) -> bool:
@@ -385,9 +450,11 @@ def _same_word(wanted: str, word: str) -> bool:
     return word == wanted or (len(wanted) >= 4 and word.startswith(wanted))
 
 
-def _phrase_found(phrase: list[str], words: list[str]) -> bool:
+def _phrase_spans(phrase: list[str], words: list[str]) -> list[tuple[int, int]]:
+    """Where the phrase's words occur in order, at most `_PHRASE_GAP` others between them."""
+    spans: list[tuple[int, int]] = []
     if not phrase:
-        return False
+        return spans
     for start, word in enumerate(words):
         if not _same_word(phrase[0], word):
             continue
@@ -399,29 +466,76 @@ def _phrase_found(phrase: list[str], words: list[str]) -> bool:
                 break
             position += 1 + found
         else:
-            return True
-    return False
+            spans.append((start, position + 1))
+    return spans
+
+
+def _phrase_found(phrase: list[str], words: list[str]) -> bool:
+    return bool(_phrase_spans(phrase, words))
+
+
+class _Point(StrEnum):
+    MADE = "made"
+    DENIED = "denied"  # said the other way round from the model answer
+    ABSENT = "absent"
+
+
+def _polarities(synonyms: tuple[str, ...], words: list[_Word]) -> set[bool]:
+    """Whether each mention of the keyword group is denied (True) or affirmed (False)."""
+    stems = [word.stem for word in words]
+    found: set[bool] = set()
+    for synonym in synonyms:
+        for start, end in _phrase_spans(_stems(synonym), stems):
+            found.add(any(word.denied for word in words[start:end]))
+    return found
+
+
+def _point(synonyms: tuple[str, ...], answer: list[_Word], model: list[_Word]) -> _Point:
+    """How the answer treats one key point: made as the model answer makes it (affirmed,
+    or denied where the model answer denies it: "you cannot substitute"), said the other way
+    round, or not mentioned."""
+    said = _polarities(synonyms, answer)
+    if not said:
+        return _Point.ABSENT
+    expected = _polarities(synonyms, model)
+    denied_by_model = expected == {True}
+    if denied_by_model in said:
+        return _Point.MADE
+    return _Point.DENIED
 
 
 def grade_keywords(answer: FreeTextAnswer, text: str) -> GradeResult:
     """The keyword rubric: enough of the keyword groups (any synonym of a group counts, words
-    compared by their stems, a phrase's words in order with at most two others between)."""
-    words = _stems(text)
-    found = sum(
-        any(_phrase_found(_stems(synonym), words) for synonym in synonyms)
-        for synonyms in answer.keywords
-    )
+    compared by their stems, a phrase's words in order with at most two others between),
+    each said the way the model answer says it. It decides only what key terms can decide:
+    all points made is right, none mentioned is wrong; a point denied ("do not factor") or
+    only some points made is undecided, and the student compares with the model answer."""
+    words, model = _words(text), _words(answer.model_answer)
+    points = [_point(synonyms, words, model) for synonyms in answer.keywords]
+    made, denied = points.count(_Point.MADE), points.count(_Point.DENIED)
     needed = answer.required_keywords
-    if found >= needed:
+    if denied:
+        return GradeResult(
+            False,
+            "I cannot tell whether that is right: your answer seems to deny "
+            f"{'a key point' if denied == 1 else f'{denied} key points'}.",
+            undecided=True,
+        )
+    if made >= needed:
         return GradeResult(True, "Correct: your answer makes the key points.")
-    return GradeResult(
-        False, f"Not quite: your answer makes {found} of the {needed} key points needed."
-    )
+    if made:
+        return GradeResult(
+            False,
+            f"I cannot tell whether that is right: I found {made} of the {needed} key points "
+            "by the words I look for.",
+            undecided=True,
+        )
+    return GradeResult(False, "Not quite: your answer does not make the key points yet.")
 
 
 def _keyword_fallback(answer: FreeTextAnswer, text: str, why: str) -> GradeResult:
     result = grade_keywords(answer, text)
-    return GradeResult(result.correct, f"{result.detail} (Checked for key terms only: {why}.)")
+    return replace(result, detail=f"{result.detail} (Checked for key terms only: {why}.)")
 
 
 def parse_verdict(reply: str) -> tuple[bool, str] | None:

@@ -43,6 +43,8 @@ class Status(StrEnum):
 class StepOutcome(StrEnum):
     SOLVED = "solved"
     SKIPPED = "skipped"
+    # The grader could not tell; the student compared her answer with the model answer.
+    COMPARED = "compared"
 
 
 # Events ----------------------------------------------------------------------------------
@@ -176,6 +178,15 @@ class ShowSolution:
 
 
 @dataclass(frozen=True, slots=True)
+class CompareWith:
+    """The grader could not decide: the model answer, for the student to compare hers with.
+    Nothing is logged as a mistake and the exercise moves on."""
+
+    step_index: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class RecordMistake:
     step_index: int
     skill: str
@@ -192,6 +203,7 @@ class ExerciseSummary:
     solved: int
     solved_first_try: int
     skipped: int
+    compared: int
     wrong_attempts: int
     hints_used: int
     # Skills of the steps answered wrongly at least once or skipped, in step order.
@@ -204,6 +216,8 @@ class ExerciseSummary:
             parts.append(f"{self.solved_first_try} at the first try")
         if self.skipped:
             parts.append(f"{self.skipped} skipped")
+        if self.compared:
+            parts.append(f"{self.compared} compared with the model answer")
         parts.append(f"{self.hints_used} hint{'s' if self.hints_used != 1 else ''} used")
         text = f"{self.title}: " + ", ".join(parts) + "."
         if self.skills_to_review:
@@ -239,7 +253,17 @@ class Invalid:
     message: str
 
 
-Effect = ShowStep | ShowHint | Feedback | ShowSolution | RecordMistake | Completed | Ended | Invalid
+Effect = (
+    ShowStep
+    | ShowHint
+    | Feedback
+    | ShowSolution
+    | CompareWith
+    | RecordMistake
+    | Completed
+    | Ended
+    | Invalid
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,6 +357,12 @@ def _answer(
         return _advance(
             logged, event, definition, StepOutcome.SOLVED, (Feedback(grade.detail, True),)
         )
+    if grade.undecided:
+        compared: tuple[Effect, ...] = (
+            Feedback(grade.detail),
+            CompareWith(state.step_index, step.answer.expected_text()),
+        )
+        return _advance(logged, event, definition, StepOutcome.COMPARED, compared)
     attempts = state.attempts + 1
     number = min(max(attempts, state.hints_shown + 1), len(step.hints))
     wrong = logged.model_copy(
@@ -410,6 +440,7 @@ def _end(state: ExerciseState, event: Quit | Expire, definition: ExerciseDefinit
 def summarise(state: ExerciseState, definition: ExerciseDefinition) -> ExerciseSummary:
     solved = [r for r in state.finished if r.outcome is StepOutcome.SOLVED]
     skipped = [r for r in state.finished if r.outcome is StepOutcome.SKIPPED]
+    compared = sum(1 for r in state.finished if r.outcome is StepOutcome.COMPARED)
     wrong = sum(r.wrong_attempts for r in state.finished)
     hints = sum(r.hints_shown for r in state.finished)
     struggled = [
@@ -429,6 +460,7 @@ def summarise(state: ExerciseState, definition: ExerciseDefinition) -> ExerciseS
         solved=len(solved),
         solved_first_try=sum(1 for r in solved if r.wrong_attempts == 0),
         skipped=len(skipped),
+        compared=compared,
         wrong_attempts=wrong,
         hints_used=hints,
         skills_to_review=tuple(dict.fromkeys(skills)),

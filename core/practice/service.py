@@ -27,6 +27,7 @@ from core.errors import BadInputError
 from core.exercises import (
     Attempt,
     ChoiceAnswer,
+    CompareWith,
     Completed,
     Ended,
     Event,
@@ -415,6 +416,8 @@ class PracticeService:
                     pending.append(f"Hint {number}: {text}")
                 case ShowSolution(text=text):
                     pending.append(f"Solution: {text}")
+                case CompareWith(text=text):
+                    pending.append(f"Compare yours with the model answer: {text}")
                 case RecordMistake():
                     mistakes.append(self._mistake(ctx, definition, effect))
                 case Completed(summary=summary):

@@ -252,14 +252,20 @@ def test_choice_by_letter_number_or_text(text: str) -> None:
     assert grade_answer(CHOICE, text).correct
 
 
-@pytest.mark.parametrize("text", ["A", "3", "0, so the limit is 0"])
+@pytest.mark.parametrize("text", ["0/0", "the answer is 0/0", "indeterminate form", "0/0."])
+def test_choice_matches_the_one_option_whose_text_holds_the_answer(text: str) -> None:
+    result = grade_answer(CHOICE, text)
+    assert result.correct, result.detail
+
+
+@pytest.mark.parametrize("text", ["A", "3", "0, so the limit is 0", "infinite", "9/0"])
 def test_choice_wrong_option(text: str) -> None:
     result = grade_answer(CHOICE, text)
     assert not result.correct
     assert result.detail == "Not quite: that is not the right option."
 
 
-@pytest.mark.parametrize("text", ["D", "4", "I think it is B", "infinite"])
+@pytest.mark.parametrize("text", ["D", "4", "I think it is B", "so the limit is", "not 0/0"])
 def test_choice_unrecognised_says_how_to_answer(text: str) -> None:
     result = grade_answer(CHOICE, text)
     assert not result.correct
@@ -291,10 +297,47 @@ def test_keyword_rubric_synonyms_and_phrases() -> None:
     assert grade_answer(FREE, "It is a difference of squares, so divide out x - 3.").correct
 
 
-def test_keyword_rubric_counts_missing_points_without_naming_them() -> None:
+def test_keyword_rubric_cannot_decide_on_some_points_and_says_so_without_naming_them() -> None:
     result = grade_answer(FREE, "You factor the numerator.")
-    assert not result.correct
-    assert result.detail == "Not quite: your answer makes 1 of the 2 key points needed."
+    assert not result.correct and result.undecided
+    assert "1 of the 2 key points" in result.detail
+    assert "cancel" not in result.detail
+
+
+def test_keyword_rubric_decides_wrong_when_no_point_is_made() -> None:
+    result = grade_answer(FREE, "Plug in x = 3 and read off the value.")
+    assert not result.correct and not result.undecided
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "You should not factor anything and never cancel the common factor.",
+        "Don't factor the numerator; you can't cancel anything here.",
+        "There is no need to factor, and you cannot divide out x - 3.",
+        "Factor the numerator, but never cancel.",
+    ],
+)
+def test_keyword_rubric_never_passes_an_answer_that_denies_a_key_point(text: str) -> None:
+    result = grade_answer(FREE, text)
+    assert not result.correct and result.undecided
+    assert "deny" in result.detail
+
+
+def test_a_negation_elsewhere_in_the_answer_does_not_deny_the_key_points() -> None:
+    text = "You cannot substitute x = 3 directly. Factor the numerator and cancel x - 3."
+    assert grade_answer(FREE, text).correct
+
+
+def test_a_point_the_model_answer_itself_denies_is_made_by_denying_it() -> None:
+    answer = FREE.model_copy(
+        update={
+            "model_answer": "You cannot substitute x = 3 directly: factor and cancel instead.",
+            "keywords": (("substitut",), ("factor",), ("cancel",)),
+        }
+    )
+    assert grade_answer(answer, "Do not substitute; factor and then cancel.").correct
+    assert grade_answer(answer, "Substitute x = 3, factor and cancel.").undecided
 
 
 def test_keyword_rubric_min_keywords() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from core.exercises import (
     Attempt,
+    CompareWith,
     Completed,
     Ended,
     ExerciseDefinition,
@@ -171,6 +172,26 @@ def test_skip_without_a_solution_shows_the_expected_answer() -> None:
     state = run(started(), (Skip(at(1)), None)).state
     result = transition(state, Skip(at(2)), DEFINITION, None)
     assert ShowSolution(1, "The expected answer was: Factor and cancel x - 3.") in result.effects
+
+
+def test_an_undecided_answer_shows_the_model_answer_moves_on_and_logs_no_mistake() -> None:
+    undecided = GradeResult(False, "I cannot tell whether that is right.", undecided=True)
+    result = run(
+        started(),
+        (Attempt("B", at=at(1)), RIGHT),
+        (Attempt("never factor, never cancel", at=at(2)), undecided),
+    )
+    assert result.effects == (
+        Feedback(undecided.detail),
+        CompareWith(1, "Factor and cancel x - 3."),
+        ShowStep(2),
+    )
+    assert not any(isinstance(effect, RecordMistake) for effect in result.effects)
+    done = run(result.state, (Attempt("6", at=at(3)), RIGHT)).effects[-1]
+    assert isinstance(done, Completed)
+    assert done.summary.compared == 1 and done.summary.solved == 2
+    assert done.summary.skills_to_review == ()
+    assert "1 compared with the model answer" in done.summary.describe()
 
 
 def test_last_step_right_completes_with_a_summary() -> None:
