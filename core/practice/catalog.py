@@ -18,6 +18,7 @@ import numpy as np
 from core.context import Context
 from core.embedding.embedder import Embedder
 from core.exercises import ExerciseDefinition, draw_instance, parse_exercise
+from core.exercises.families import drawn_instance
 from core.exercises.parameters import split_instance_id
 from core.index import ChunkIndex
 from core.practice.exercise_writer import WrittenExercise, generated_material_id
@@ -92,8 +93,9 @@ class GeneratedExercises(Protocol):
 
 
 class ExerciseCatalog:
-    """The course's guided exercises (from the index), their parametric instances, and the
-    exercises a model wrote for this student (`gen-{id}`, from `generated`)."""
+    """The course's guided exercises (from the index), their parametric instances, the
+    draws of the built-in exercise families (`core.exercises.families`), and the exercises a
+    model wrote for this student (`gen-{id}`, from `generated`)."""
 
     def __init__(
         self,
@@ -144,6 +146,10 @@ class ExerciseCatalog:
             base = await self._get(ctx, instance[0])
             if base is not None and base.parametric:
                 return await self.instance(ctx, base, instance[1])
+            if base is None:  # a built-in family's draw, unless the course names it
+                drawn = await asyncio.to_thread(drawn_instance, exercise_id)
+                if drawn is not None:
+                    return drawn.definition
         return await self._get(ctx, exercise_id)
 
     async def written(self, ctx: Context, exercise_id: str) -> WrittenExercise | None:

@@ -15,6 +15,7 @@ verdicts of an exercise she does in a direct message."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -52,12 +53,21 @@ from core.exercises import (
     current_step,
     transition,
 )
-from core.exercises.parameters import instance_seed, split_instance_id
+from core.exercises.families import (
+    Family,
+    Level,
+    base_id,
+    drawn_instance,
+    family_names,
+    match_families,
+    split_base_id,
+)
+from core.exercises.parameters import instance_id, instance_seed, split_instance_id
 from core.mistakes import MistakeEntry
 from core.mistakes.outbox import MistakeOutbox
 from core.practice.catalog import ExerciseCatalog, exercise_file_name
 from core.practice.exercise_writer import ExerciseWriter, generated_material_id
-from core.practice.sheets import course_sheet, worked_solution
+from core.practice.sheets import course_sheet, family_sheet, worked_solution
 from core.replies import ExerciseSheet, Notice, Reply, StepPrompt
 from core.reply_codec import from_data, to_data
 from core.sessions import SessionStore, Versioned, session_key
@@ -71,6 +81,7 @@ _MAX_RACES = 20
 _MAX_DRAWS = 5
 
 NO_SESSION = "You have no exercise open. Start one with /practice TOPIC or /practice ID."
+NO_FAMILY = "I have no exercise on '{topic}'. I can draw: {families}."
 ELSEWHERE = (
     "Your exercise '{exercise}' runs in {where}: answer it there (or send /quit there). "
     "Here, your messages are questions as usual."
@@ -120,9 +131,15 @@ class PracticeService:
                 raise BadInputError(f"I found no guided exercise about '{query}' in this course.")
             return await self._begin(ctx, written.definition, fresh=fresh, sheet=written.sheet())
         definition = await self.catalog.find(ctx, query)
-        if definition is None:
+        if definition is not None:
+            return await self._begin(ctx, definition, fresh=fresh)
+        # No course exercise on it: a built-in family's draw, by its id or its topic.
+        named = split_base_id(query.lower())
+        families = [named[0]] if named else match_families(query)
+        if not families:
             raise BadInputError(f"I found no guided exercise about '{query}' in this course.")
-        return await self._begin(ctx, definition, fresh=fresh)
+        level = named[1] if named else Level.MEDIUM
+        return await self._begin_family(ctx, families, level)
 
     async def exercise(self, ctx: Context, topic: str, difficulty: str = "medium") -> list[Reply]:
         """`/exercise TOPIC [easy|medium|hard]`: a new exercise on the topic, written by the
@@ -137,9 +154,12 @@ class PracticeService:
         if self.writer is not None and self.writer.available:
             written = await self.writer.write(ctx, topic, difficulty)
             return await self._begin(ctx, written.definition, fresh=False, sheet=written.sheet())
+        families = match_families(topic)
+        if families:
+            return await self._begin_family(ctx, families, _level(difficulty))
         definition = await self.catalog.find(ctx, topic, parametric=True)
         if definition is None:
-            raise BadInputError(f"I have no generated exercise about '{topic}' in this course.")
+            raise BadInputError(NO_FAMILY.format(topic=topic, families=family_names()))
         return await self._begin(ctx, definition, fresh=False, sheet=True)
 
     async def solution(self, ctx: Context) -> list[Reply]:
@@ -165,13 +185,48 @@ class PracticeService:
         if self.writer is not None and self.writer.available:
             written = await self.writer.write(ctx, topic, difficulty)
             return written.definition, written.sheet()
+        families = match_families(topic)
+        if families:
+            level = _level(difficulty)
+            family = await self._least_practised(ctx, families, level)
+            key = self._attempts_key(ctx, base_id(family, level))
+            stored = await self.store.get(key)
+            attempt = int(stored.value) + 1 if stored else 1
+            drawn = await self._family_draw(ctx, family, level, attempt)
+            return drawn, family_sheet(drawn, level.value)
         definition = await self.catalog.find(ctx, topic, parametric=True)
         if definition is None:
-            raise BadInputError(f"I have no generated exercise about '{topic}' in this course.")
+            raise BadInputError(NO_FAMILY.format(topic=topic, families=family_names()))
         stored = await self.store.get(self._attempts_key(ctx, definition.id))
         attempt = int(stored.value) + 1 if stored else 1
         instance = await self._instance(ctx, definition, attempt)
         return instance, course_sheet(instance, exercise_file_name(definition.id), drawn=True)
+
+    async def _begin_family(
+        self, ctx: Context, families: list[Family], level: Level
+    ) -> list[Reply]:
+        """A fresh draw of the family the student has practised least at this level among
+        `families` (all those "derivatives" names, in turn), with its sheet."""
+        family = await self._least_practised(ctx, families, level)
+        attempt = await self._next_attempt(ctx, base_id(family, level))
+        drawn = await self._family_draw(ctx, family, level, attempt)
+        return await self._begin(ctx, drawn, fresh=False, sheet=family_sheet(drawn, level.value))
+
+    async def _least_practised(self, ctx: Context, families: list[Family], level: Level) -> Family:
+        counts = []
+        for family in families:
+            stored = await self.store.get(self._attempts_key(ctx, base_id(family, level)))
+            counts.append(int(stored.value) if stored else 0)
+        return families[counts.index(min(counts))]
+
+    async def _family_draw(
+        self, ctx: Context, family: Family, level: Level, attempt: int
+    ) -> ExerciseDefinition:
+        base = base_id(family, level)
+        seed = instance_seed(ctx.course_id, ctx.user_id, base, attempt)
+        drawn = await asyncio.to_thread(drawn_instance, instance_id(base, seed))
+        assert drawn is not None
+        return drawn.definition
 
     async def _busy(self, ctx: Context) -> Notice | None:
         stored = await self.store.get(self._key(ctx))
@@ -276,7 +331,11 @@ class PracticeService:
     async def _draw(self, ctx: Context, base: ExerciseDefinition) -> ExerciseDefinition:
         """The student's next instance of `base`: the attempt count goes up by one
         (compare-and-set), and the seed follows from it."""
-        key = self._attempts_key(ctx, base.id)
+        return await self._instance(ctx, base, await self._next_attempt(ctx, base.id))
+
+    async def _next_attempt(self, ctx: Context, exercise_id: str) -> int:
+        """This student's count of draws of `exercise_id`, one up (compare-and-set)."""
+        key = self._attempts_key(ctx, exercise_id)
         ttl_s = int(timedelta(days=365).total_seconds())
         for _ in range(_MAX_RACES):
             stored = await self.store.get(key)
@@ -284,7 +343,7 @@ class PracticeService:
             if await self.store.compare_and_set(
                 key, str(attempt), stored.version if stored else 0, ttl_s
             ):
-                return await self._instance(ctx, base, attempt)
+                return attempt
         raise RuntimeError("attempt count kept changing while drawing an exercise")
 
     async def _instance(
@@ -533,6 +592,15 @@ def _elsewhere(ctx: Context, record: _Record) -> str | None:
     else:
         where = "our direct messages" if place.private else "the chat where you started it"
     return ELSEWHERE.format(exercise=record.state.exercise_id, where=where)
+
+
+def _level(difficulty: str) -> Level:
+    try:
+        return Level(difficulty.strip().lower())
+    except ValueError:
+        raise BadInputError(
+            f"'{difficulty}' is not a difficulty: use easy, medium or hard."
+        ) from None
 
 
 def _busy_notice(ctx: Context, record: _Record) -> Notice:

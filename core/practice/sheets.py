@@ -7,6 +7,7 @@ from core.exercises import ExerciseDefinition
 from core.replies import Citation, ExerciseSheet
 
 PARAMETRIC_NOTE = "Drawn from the course's exercise; its answers are computed from these values."
+FAMILY_NOTE = "A {level} exercise drawn for you; every answer was computed with sympy."
 
 
 def worked_solution(definition: ExerciseDefinition) -> str:
@@ -29,4 +30,16 @@ def course_sheet(
         sources=(Citation(file_name=file_name),),
         verified=drawn,
         note=PARAMETRIC_NOTE if drawn else "",
+    )
+
+
+def family_sheet(definition: ExerciseDefinition, level: str) -> ExerciseSheet:
+    """The sheet of a built-in family's draw: no course file to cite, answers computed."""
+    return ExerciseSheet(
+        exercise_id=definition.id,
+        title=definition.title,
+        statement=definition.description or definition.title,
+        solution=worked_solution(definition),
+        verified=True,
+        note=FAMILY_NOTE.format(level=level),
     )
