@@ -133,13 +133,14 @@ class PracticeService:
         definition = await self.catalog.find(ctx, query)
         if definition is not None:
             return await self._begin(ctx, definition, fresh=fresh)
-        # No course exercise on it: a built-in family's draw, by its id or its topic.
+        # A built-in family's draw by its id (`product-rule-hard`); topics are /exercise's.
         named = split_base_id(query.lower())
-        families = [named[0]] if named else match_families(query)
-        if not families:
-            raise BadInputError(f"I found no guided exercise about '{query}' in this course.")
-        level = named[1] if named else Level.MEDIUM
-        return await self._begin_family(ctx, families, level)
+        if named is None:
+            raise BadInputError(
+                f"I found no guided exercise about '{query}' in this course. "
+                "For a drawn one, use /exercise TOPIC [easy|medium|hard]."
+            )
+        return await self._begin_family(ctx, [named[0]], named[1])
 
     async def exercise(self, ctx: Context, topic: str, difficulty: str = "medium") -> list[Reply]:
         """`/exercise TOPIC [easy|medium|hard]`: a new exercise on the topic, written by the

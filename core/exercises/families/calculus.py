@@ -57,6 +57,7 @@ def product_rule(rng: random.Random, level: Level) -> Built:
         shape = f"quadratic × {name}(kx)"
     du, dv = sympy.diff(u, X), sympy.diff(v, X)
     derivative = du * v + u * dv  # the rule, written out
+    x0: sympy.Expr | int | None = None
     f = u * v
     steps = [
         symbolic_step(
@@ -120,7 +121,7 @@ def product_rule(rng: random.Random, level: Level) -> Built:
     return Built(
         f"Differentiate f(x) = {_paren(u)}·{_paren(v)} with the product rule.",
         steps,
-        {"f": f, "u": u, "v": v},
+        {"f": f, "u": u, "v": v, "x0": x0},
         shape,
     )
 
@@ -152,6 +153,7 @@ def quotient_rule(rng: random.Random, level: Level) -> Built:
     du, dv = sympy.diff(u, X), sympy.diff(v, X)
     numerator = sympy.expand(du * v - u * dv)
     derivative = (du * v - u * dv) / v**2
+    x0: int | None = None
     f = u / v
     steps = [
         symbolic_step(
@@ -205,7 +207,7 @@ def quotient_rule(rng: random.Random, level: Level) -> Built:
     return Built(
         f"Differentiate f(x) = {shown(f)} with the quotient rule.",
         steps,
-        {"f": f, "u": u, "v": v},
+        {"f": f, "u": u, "v": v, "x0": x0},
         shape,
     )
 

@@ -194,7 +194,8 @@ async def test_an_exercise_keeps_its_solution_until_solution_is_asked_for(
 
     exercise = SAMPLE_COURSE / "exercises" / "power-rule-drill.exercise.yaml"
     assert (await bot.ingest_files("sample", [SourceFile.at(exercise)])).failed == []
-    shown = await chat(bot, ["/exercise derivatives"])
+    # "power rule" names no built-in family: the course's own parametric exercise is drawn.
+    shown = await chat(bot, ["/exercise power rule"])
     assert "New exercise: The power rule with drawn coefficients" in shown
     assert "hidden; send /solution to see it" in shown
     assert "f'(x) =" not in shown and "step 1/2" in shown
@@ -270,3 +271,36 @@ async def test_flashcard_backs_stay_hidden_until_the_card_is_turned_by_its_set_i
     assert first_front in front and "→" not in front and f"/card {set_id} 1 back" in front
     back = await chat(bot, [f"/card {set_id} 1 back"])
     assert first_front in back and "→ " in back
+
+
+async def test_exercise_product_rule_hard_is_a_hard_product_rule_graded_step_by_step(
+    bot: CourseBot,
+) -> None:
+    from core.exercises.families import drawn_instance
+
+    started = await chat(bot, ["/exercise product rule hard", "/status"])
+    assert "New exercise: The product rule (hard)" in started
+    assert "The product rule (hard) — step 1/3" in started
+    exercise_id = started.split("/status")[-1].split(": step 1 of 3")[0].split()[-1]
+    drawn = drawn_instance(exercise_id)
+    assert drawn is not None and drawn.family.id == "product-rule"
+    assert not drawn.given["f"].is_polynomial()  # a polynomial times exp/sin/cos of kx
+    steps = drawn.definition.steps
+    answers = ["x + 1", *(step.answer.expected_text() for step in steps)]
+    output = await chat(bot, [*answers, "/mistakes --csv"])
+    assert "✗" in output and "Hint 1:" in output
+    assert "Exercise complete!" in output and "3 of 3 steps solved" in output
+    assert f"{steps[0].skill}: 1 (latest: “x + 1”)" in output
+
+
+async def test_exercise_on_an_area_respects_the_difficulty_and_an_unknown_topic_says_so(
+    bot: CourseBot,
+) -> None:
+    hard = await chat(bot, ["/exercise derivatives hard", "/quit"])
+    heading = next(line for line in hard.splitlines() if line.startswith("New exercise:"))
+    assert heading.endswith("(hard)")
+    assert any(name in heading for name in ("product", "quotient", "chain", "at a point"))
+    unknown = await chat(bot, ["/exercise quantum chromodynamics"])
+    [reply] = [line for line in unknown.splitlines() if "quantum" in line]
+    assert reply.startswith("! I have no exercise on 'quantum chromodynamics'. I can draw: ")
+    assert "product rule" in reply and "softmax" in reply.lower()
