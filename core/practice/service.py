@@ -155,6 +155,9 @@ class PracticeService:
         if self.writer is not None and self.writer.available:
             written = await self.writer.write(ctx, topic, difficulty)
             return await self._begin(ctx, written.definition, fresh=False, sheet=written.sheet())
+        named = await self.catalog.get(ctx, topic)
+        if named is not None and named.parametric:  # the course's own, by its id
+            return await self._begin(ctx, named, fresh=False, sheet=True)
         families = match_families(topic)
         if families:
             return await self._begin_family(ctx, families, _level(difficulty))

@@ -7,7 +7,7 @@ from core.exercises import ExerciseDefinition
 from core.replies import Citation, ExerciseSheet
 
 PARAMETRIC_NOTE = "Drawn from the course's exercise; its answers are computed from these values."
-FAMILY_NOTE = "A {level} exercise drawn for you; every answer was computed with sympy."
+FAMILY_NOTE = "Drawn for you at the {level} level; every answer was computed with sympy."
 
 
 def worked_solution(definition: ExerciseDefinition) -> str:

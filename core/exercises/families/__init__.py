@@ -153,7 +153,8 @@ class Drawn:
 
 
 def family_names() -> str:
-    return ", ".join(family.title.removeprefix("The ").removeprefix("A ") for family in FAMILIES)
+    titles = (f.title.removeprefix("The ").removeprefix("A ") for f in FAMILIES)
+    return ", ".join(title[0].lower() + title[1:] for title in titles)
 
 
 def _words(text: str) -> tuple[str, ...]:

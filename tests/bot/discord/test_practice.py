@@ -200,7 +200,7 @@ async def test_slash_options_reach_the_core_typed_not_as_a_line(app, monkeypatch
 async def test_an_exercise_hides_its_solution_in_spoilers_and_runs_in_a_thread(app) -> None:
     import re
 
-    sent = await app.run("exercise", ALICE, IN_COURSE, topic="derivatives", difficulty="easy")
+    sent = await app.run("exercise", ALICE, IN_COURSE, topic="power rule", difficulty="easy")
     [thread_id] = app.fake.threads
     posted = "\n".join(m.content for m in app.fake.channel_messages(thread_id))
     assert "**New exercise: The power rule with drawn coefficients**" in posted

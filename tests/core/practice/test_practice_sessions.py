@@ -264,7 +264,8 @@ async def test_exercise_command_starts_a_generated_exercise_on_a_topic(
     world: World, store: SessionStore
 ) -> None:
     practice = world.service(store)
-    started = await practice.exercise(msg("lee"), "Limits", "hard")
+    # No built-in family is named by these words: the course's parametric exercise is drawn.
+    started = await practice.exercise(msg("lee"), "limit-difference-of-squares", "hard")
     sheet, first = started[0], started[1]
     assert isinstance(sheet, ExerciseSheet) and sheet.verified
     assert sheet.exercise_id.startswith("limit-difference-of-squares-v")
@@ -276,8 +277,27 @@ async def test_exercise_command_starts_a_generated_exercise_on_a_topic(
     # /solution shows it again while the exercise is open.
     shown = await practice.solution(msg("lee"))
     assert shown[0].text == sheet.solution  # type: ignore[union-attr]
-    with pytest.raises(BadInputError, match="no generated exercise about 'astronomy'"):
+    with pytest.raises(BadInputError, match=r"no exercise on 'astronomy'\. I can draw: product"):
         await practice.exercise(msg("kim"), "astronomy")
+
+
+async def test_exercise_command_draws_a_family_at_the_level_asked(
+    world: World, store: SessionStore
+) -> None:
+    practice = world.service(store)
+    started = await practice.exercise(msg("liv"), "Limits", "hard")
+    sheet = started[0]
+    assert isinstance(sheet, ExerciseSheet) and sheet.verified and not sheet.sources
+    assert sheet.exercise_id.startswith("limit-by-factoring-hard-v")
+    await practice.quit(msg("liv"))
+    # An area's families are drawn in turn: the least drawn at that level first.
+    drawn = set()
+    for _ in range(4):
+        [sheet, *_] = await practice.exercise(msg("liv"), "derivatives", "easy")
+        assert isinstance(sheet, ExerciseSheet) and "-easy-v" in sheet.exercise_id
+        drawn.add(sheet.exercise_id.split("-easy-v")[0])
+        await practice.quit(msg("liv"))
+    assert drawn == {"product-rule", "quotient-rule", "chain-rule", "derivative-at-a-point"}
 
 
 def dm_msg(user: str = "alice") -> Context:
