@@ -82,7 +82,7 @@ def number(value: sympy.Expr) -> str:
     value = sympy.nsimplify(value) if value.is_Float else value
     if value.is_Integer:
         return str(int(value))
-    exact = text(sympy.simplify(value))
+    exact = shown(sympy.simplify(value))
     decimal = f"{float(value):.4f}".rstrip("0").rstrip(".")
     return exact if exact == decimal else f"{exact} ≈ {decimal}"
 
@@ -101,7 +101,7 @@ def symbolic_step(
         "skill": skill,
         "hints": hints,
         "answer": {"kind": "symbolic", "expression": text(expected), "variables": [variable]},
-        "solution": solution or f"{text(expected)}",
+        "solution": solution or shown(expected),
     }
 
 
