@@ -4,7 +4,7 @@ retrieved passages without a model (`build_extractive_deck`), with sanitised HTM
 (`sanitise_widget`)."""
 
 from core.lessons.checks import check_pdf, contrast_ratio, relative_luminance
-from core.lessons.figures import PageSource, SlideFigure, concept_diagram
+from core.lessons.figures import PageSource, SlideFigure, lesson_map
 from core.lessons.math import TypstMath, to_typst
 from core.lessons.models import (
     Citation,
@@ -52,8 +52,8 @@ __all__ = [
     "adapt_deck",
     "build_extractive_deck",
     "check_pdf",
-    "concept_diagram",
     "contrast_ratio",
+    "lesson_map",
     "minimum_body_pt",
     "pdflatex_available",
     "relative_luminance",

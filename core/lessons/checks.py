@@ -13,13 +13,16 @@ How each rule is measured:
   rectangle under it (white when there is none), (L1 + 0.05) / (L2 + 0.05);
 - line length: glyphs grouped into lines by baseline, split at wide gaps (columns), counted
   with their spaces;
-- size: every text glyph at least 14 pt scaled to the page (`minimum_body_pt`);
+- size: every text glyph at least 14 pt scaled to the page (`minimum_body_pt`), and for the
+  dyslexia profile every bullet's and table cell's glyph at least 24 pt on our slide, scaled
+  the same way (a line of body text: a bullet line and the lines under it, a table row);
 - line spacing: the baseline distance between consecutive lines of the same size in the
   same column, divided by that size (WCAG 1.4.12 line height);
 - italics: a font named italic or oblique, or a slanted text matrix; underline: a stroke or
   thin rectangle just below a line of text and along it; all-caps: a run of three or more
   upper-case words;
-- left-aligned: no line starting away from every other line's left edge (centred), no
+- left-aligned: no line starting away from every other line's left edge or formula's
+  (centred; a table's column of formulas is an edge its header shares), no
   block whose lines end flush at one right edge (justified);
 - background: the filled rectangle covering the page, cream or pastel (light and tinted:
   not white, not grey);
@@ -40,12 +43,19 @@ from typing import Any
 import pdfplumber
 
 from core.lessons.models import Profile
-from core.lessons.profiles import RECAP_TITLE, is_one_idea, minimum_body_pt, rules_for
+from core.lessons.profiles import (
+    RECAP_TITLE,
+    SLIDE_WIDTH_PT,
+    is_one_idea,
+    minimum_body_pt,
+    rules_for,
+)
 
 RGB = tuple[float, float, float]
 
 WHITE: RGB = (1.0, 1.0, 1.0)
 BULLET = "•"
+SOURCES = "Sources:"
 SANS_NAMES = re.compile(
     r"sans|arial|helvetica|verdana|tahoma|calibri|segoe|roboto|lexend|opendyslexic|"
     r"atkinson|inter\b|trebuchet|gothic|comic|futura|avenir|source ?sans|open ?sans|lato",
@@ -83,6 +93,8 @@ class PageText:
     strokes: list[dict[str, Any]]
     images: list[dict[str, Any]]
     figures_alt: list[str]
+    # Where each formula glyph starts: a table cell of math alone is a column edge too.
+    math_x0s: list[float] = field(default_factory=list)
 
     @property
     def title(self) -> str:
@@ -121,6 +133,8 @@ def check_pdf(pdf: bytes, profile: Profile | str) -> list[str]:
             problems += _sans_serif(page)
         if rules.min_body_a4_pt is not None:
             problems += _sizes(page, rules.min_body_a4_pt)
+        if rules.min_body_slide_pt is not None:
+            problems += _body_sizes(page, rules.min_body_slide_pt)
         if rules.min_line_spacing is not None:
             problems += _line_spacing(page, rules.min_line_spacing)
         if rules.plain_text:
@@ -163,6 +177,7 @@ def read_pages(pdf: bytes) -> list[PageText]:
                     strokes=strokes,
                     images=list(page.images),
                     figures_alt=_figure_alts(page),
+                    math_x0s=[float(m["x0"]) for m in maths],
                 )
             )
     return out
@@ -393,6 +408,25 @@ def _sizes(page: PageText, a4_pt: float) -> list[str]:
     return []
 
 
+def _body_sizes(page: PageText, slide_pt: float) -> list[str]:
+    """Body text: the lines from the first bullet down to the sources line (bullets, their
+    wrapped lines, formulas' neighbours and table cells), titles and small print aside."""
+    minimum = slide_pt * max(page.width, page.height) / SLIDE_WIDTH_PT
+    starts = [line.top for line in page.lines if line.text.startswith(BULLET)]
+    if not starts:
+        return []
+    ends = [line.top for line in page.lines if line.text.startswith(SOURCES)]
+    end = min((e for e in ends if e > starts[0]), default=page.height)
+    body = [line for line in page.lines if starts[0] <= line.top < end]
+    small = [line for line in body if line.size < minimum - SIZE_TOLERANCE]
+    if small:
+        return [
+            f"page {page.number}: body text at {min(line.size for line in small):.1f} pt "
+            f"(at least {minimum:.1f} pt on this page): {small[0].text[:40]!r}"
+        ]
+    return []
+
+
 def _same_column(a: TextLine, b: TextLine) -> bool:
     return a.x0 < b.x1 and b.x0 < a.x1
 
@@ -470,7 +504,9 @@ def _left_aligned(page: PageText) -> list[str]:
     margin = min(line.x0 for line in page.lines)
     edges = [line.x0 for line in page.lines]
     for line in page.lines:
-        shared = sum(1 for x in edges if abs(x - line.x0) <= 1.0) > 1
+        shared = sum(1 for x in edges if abs(x - line.x0) <= 1.0) > 1 or any(
+            abs(x - line.x0) <= 1.0 for x in page.math_x0s
+        )
         if line.x0 > margin + 3 * line.size and not shared:
             problems.append(f"page {page.number}: a line is not left-aligned ({line.text[:40]!r})")
             break
@@ -525,14 +561,18 @@ def bullets_of(page: PageText) -> list[str]:
     bullets: list[list[str]] = []
     start: TextLine | None = None
     last_baseline = 0.0
+    text_x = 0.0
     for line in page.lines:
         if line.text.startswith(BULLET):
             bullets.append([line.text[1:].strip()])
             start, last_baseline = line, line.baseline
+            # Its wrapped lines start where its text does (a table below starts elsewhere).
+            words = [c for c in line.chars if c["text"].strip() and c["text"] != BULLET]
+            text_x = float(words[0]["x0"]) if words else line.x0 + line.size
         elif (
             start is not None
             and abs(line.size - start.size) <= SIZE_TOLERANCE
-            and line.x0 > start.x0 + 0.2 * line.size
+            and abs(line.x0 - text_x) <= 0.2 * line.size
             and 0 < line.baseline - last_baseline <= 2.2 * line.size
         ):
             bullets[-1].append(line.text)

@@ -1,12 +1,15 @@
 """Figures for the visual profile: the picture of the cited page kept at ingestion
-(`core.page_pictures`), or, when there is none, a diagram of the slide drawn with matplotlib.
-Each comes with the alt text the PDF carries for it."""
+(`core.page_pictures`), or, when there is none (a Markdown source, pictures not kept), a map
+of the lesson drawn with matplotlib: its slides in order as a path, this one highlighted, so
+the slide shows where it stands. Labels are whole titles, wrapped, never cut; the slide's
+own points are not redrawn (a hub of their first words said less than the slide itself).
+Each figure comes with the alt text the PDF carries for it."""
 
 from __future__ import annotations
 
-import math
 import re
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -31,8 +34,11 @@ class PageSource(Protocol):
     def page_png(self, file_name: str, page: int) -> bytes | None: ...
 
 
-def figure_for(slide: Slide, pages: PageSource | None) -> SlideFigure:
-    """The slide's figure: the first cited PDF page that renders, else a diagram."""
+def figure_for(
+    slide: Slide, pages: PageSource | None, titles: Sequence[str] = (), position: int = 0
+) -> SlideFigure:
+    """The slide's figure: the first cited PDF page that renders, else the lesson map of
+    `titles` (the deck's slide titles) with slide `position` (0-based) highlighted."""
     if pages is not None:
         for citation in slide.citations:
             if citation.page is None:
@@ -40,7 +46,7 @@ def figure_for(slide: Slide, pages: PageSource | None) -> SlideFigure:
             png = pages.page_png(citation.file, citation.page)
             if png is not None:
                 return SlideFigure(png, _page_alt(citation, slide), citation.label())
-    return concept_diagram(slide)
+    return lesson_map(list(titles) or [slide.title], position if titles else 0)
 
 
 def _page_alt(citation: Citation, slide: Slide) -> str:
@@ -49,34 +55,50 @@ def _page_alt(citation: Citation, slide: Slide) -> str:
     return f"Image of {where}{section}, the course material for: {slide.title}."
 
 
-def concept_diagram(slide: Slide) -> SlideFigure:
-    """A hub-and-spoke diagram: the slide's title in the middle, a short label for each of
-    its points around it, numbered in reading order."""
-    labels = [_short_label(item) for item in slide.content[:6]] or [_short_label(slide.title)]
-    fig = new_figure(figsize=(4.2, 3.6), dpi=150)
+MAP_STOPS = 5  # titles shown around the current one; the rest are counted
+
+
+def lesson_map(titles: list[str], position: int) -> SlideFigure:
+    """The lesson as a path of numbered stops, slide `position` highlighted; a long deck
+    shows the stops around it and says how many come before and after."""
+    first = max(0, min(position - MAP_STOPS // 2, len(titles) - MAP_STOPS))
+    shown = list(enumerate(titles))[first : first + MAP_STOPS]
+    fig = new_figure(figsize=(3.4, 4.0), dpi=150)
     ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(-1.6, 1.6)
-    ax.set_ylim(-1.35, 1.35)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
     ax.axis("off")
-    hub = textwrap.fill(slide.title, 18)
-    hub_box = {"boxstyle": "round,pad=0.5", "fc": "#d9e8fb", "ec": "#1f4e79", "lw": 1.2}
-    ax.text(0, 0, hub, ha="center", va="center", fontsize=10, weight="bold", color="#102a43",
-            bbox=hub_box)  # fmt: skip
-    count = len(labels)
-    for n, label in enumerate(labels):
-        angle = math.pi / 2 - 2 * math.pi * n / count
-        x, y = 1.05 * math.cos(angle), 0.95 * math.sin(angle)
-        ax.annotate("", xy=(0.62 * x, 0.62 * y), xytext=(0.28 * x, 0.28 * y),
-                    arrowprops={"arrowstyle": "-|>", "color": "#486581", "lw": 1.2})  # fmt: skip
-        ax.text(x, y, f"{n + 1}. {textwrap.fill(label, 16)}", ha="center", va="center",
-                fontsize=8, color="#102a43",
-                bbox={"boxstyle": "round,pad=0.35", "fc": "#fff4d6", "ec": "#b7791f"})  # fmt: skip
-    listed = "; ".join(f"{n + 1}. {label}" for n, label in enumerate(labels))
-    alt = f"Diagram of {slide.title}, linked to its points: {listed}."
-    return SlideFigure(png_of(fig), alt, "Diagram of the slide's points")
+    top, bottom = 0.9, 0.1
+    step = (top - bottom) / max(len(shown) - 1, 1)
+    ys = [top - n * step for n in range(len(shown))]
+    ax.plot([0.12] * len(ys), ys, color="#9fb3c8", lw=2, zorder=1)
+    for (index, title), y in zip(shown, ys, strict=True):
+        here = index == position
+        fill = "#1f4e79" if here else "#ffffff"
+        ax.scatter([0.12], [y], s=420 if here else 220, zorder=2,
+                   color=fill, edgecolors="#1f4e79", linewidths=1.5)  # fmt: skip
+        ax.text(0.12, y, str(index + 1), ha="center", va="center", zorder=3, fontsize=10,
+                color="#ffffff" if here else "#1f4e79", weight="bold")  # fmt: skip
+        label = textwrap.fill(_plain(title), 20)
+        box = {"boxstyle": "round,pad=0.35", "fc": "#d9e8fb", "ec": "#1f4e79"} if here else None
+        ax.text(0.24, y, label, ha="left", va="center", fontsize=12 if here else 11,
+                color="#102a43", weight="bold" if here else "normal", bbox=box)  # fmt: skip
+    if first > 0:
+        ax.text(0.12, 0.985, f"{first} before", ha="center", va="top", fontsize=10, color="#486581")
+    after = len(titles) - first - len(shown)
+    if after > 0:
+        ax.text(
+            0.12, 0.015, f"{after} after", ha="center", va="bottom", fontsize=10, color="#486581"
+        )
+    alt = (
+        f"Map of the lesson, slide {position + 1} of {len(titles)}: "
+        + "; ".join(f"{n + 1}. {_plain(t)}" for n, t in enumerate(titles))
+        + f". This slide is {position + 1}, {_plain(titles[position])}."
+    )
+    return SlideFigure(
+        png_of(fig), alt, f"Where this slide is in the lesson ({position + 1} of {len(titles)})"
+    )
 
 
-def _short_label(text: str, words: int = 5) -> str:
-    plain = re.sub(r"\$[^$]*\$", "(formula)", text)
-    parts = plain.split()
-    return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"\$([^$]*)\$", r"\1", text).split())

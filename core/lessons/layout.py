@@ -3,10 +3,13 @@
 Every engine gets its text already wrapped to the profile's `line_chars`, with explicit
 line breaks: the rule "at most N characters a line" then holds whatever the glyph widths
 are, and the column is made wide enough that the engine never needs to wrap again. Inline
-math counts by its LaTeX source, longer than what it typesets to, so it errs short."""
+math counts by an estimate of what it typesets to (`math_width`): its LaTeX source, two or
+three times longer than the printed formula, pushed `$\\mathbf{o} = \\mathbf{W}
+\\mathbf{x}$` onto a line of its own."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from core.lessons.math import split_inline, to_typst
@@ -22,9 +25,32 @@ class Run:
     glue: bool = False  # no space before it ("$x$." keeps its full stop attached)
 
     def width(self) -> int:
-        if self.math is not None or self.source is not None:
-            return len(self.source or "") + 2
+        if self.math is not None:
+            return math_width(self.source or "")
+        if self.source is not None:
+            return len(self.source) + 2
         return len(self.text)
+
+
+# Commands that print nothing of their own (fonts, accents, sizing, spacing, delimiters'
+# sizes); any other command prints about one symbol.
+_SILENT = re.compile(
+    r"\\(?:math[a-z]+|boldsymbol|text[a-z]*|operatorname\*?|hat|bar|tilde|vec|dot|ddot|"
+    r"widehat|overline|underline|left|right|big+[lr]?|Big+[lr]?|displaystyle|textstyle|"
+    r"scriptstyle|limits|nolimits)(?![A-Za-z])"
+)
+_COMMAND = re.compile(r"\\[A-Za-z]+|\\.")
+_SPACED = re.compile(r"[=+<>]|\\(?:leq|geq|neq|approx|in|to|cdot|times|pm)(?![A-Za-z])")
+
+
+def math_width(latex: str) -> int:
+    """About how many characters of body text `latex` takes once typeset: its symbols, a
+    space each side of a relation or a sign, sub- and superscripts at full width (so it
+    still errs long)."""
+    spaced = len(_SPACED.findall(latex))
+    plain = _COMMAND.sub("x", _SILENT.sub("", latex))
+    symbols = len(re.sub(r"[\s{}_^]", "", plain))
+    return symbols + 2 * spaced + 1
 
 
 Line = list[Run]

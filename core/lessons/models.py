@@ -18,6 +18,9 @@ MAX_ITEM_CHARS = 600
 MAX_ITEMS_PER_SLIDE = 12
 MAX_FORMULA_CHARS = 800
 MAX_WIDGET_BYTES = 200_000
+MAX_TABLE_COLUMNS = 8
+MAX_TABLE_ROWS = 8  # rows of one table on a slide; a longer table continues on the next
+MAX_CELL_CHARS = 200
 # Absolute limits on any deck, whatever the student asks for.
 HARD_MIN_SLIDES = 1
 HARD_MAX_SLIDES = 40
@@ -48,12 +51,45 @@ class Citation(BaseModel):
         return ", ".join(parts)
 
 
+class SlideTable(BaseModel):
+    """A table of the material, shown as a table: its column names (empty when it has none)
+    and its rows, each cell plain text with inline math as `$...$`."""
+
+    header: list[str] = Field(default_factory=list, max_length=MAX_TABLE_COLUMNS)
+    rows: list[list[str]] = Field(min_length=1, max_length=MAX_TABLE_ROWS)
+
+    @field_validator("header")
+    @classmethod
+    def _header_cells(cls, cells: list[str]) -> list[str]:
+        return _cells(cells)
+
+    @field_validator("rows")
+    @classmethod
+    def _row_cells(cls, rows: list[list[str]]) -> list[list[str]]:
+        return [_cells(row) for row in rows]
+
+    @property
+    def columns(self) -> int:
+        return max(len(self.header), *(len(row) for row in self.rows))
+
+
+def _cells(cells: list[str]) -> list[str]:
+    if len(cells) > MAX_TABLE_COLUMNS:
+        raise ValueError(f"a table has at most {MAX_TABLE_COLUMNS} columns")
+    cleaned = [" ".join(cell.split()) for cell in cells]
+    if any(len(cell) > MAX_CELL_CHARS for cell in cleaned):
+        raise ValueError(f"a table cell has at most {MAX_CELL_CHARS} characters")
+    return cleaned
+
+
 class Slide(BaseModel):
     title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
     # Bullets or short paragraphs, in reading order; one idea each for the ADHD profile.
     content: list[str] = Field(default_factory=list, max_length=MAX_ITEMS_PER_SLIDE)
     # LaTeX math without delimiters ("\frac{a}{b}"), one display formula each.
     math: list[str] = Field(default_factory=list, max_length=8)
+    # Tables of the material, shown as tables after the bullets.
+    tables: list[SlideTable] = Field(default_factory=list, max_length=2)
     # A self-contained HTML widget as the writer gave it; sanitised before it is sent
     # (`core.lessons.widgets.sanitise_widget`), never embedded in the PDF.
     widget_html: str | None = Field(default=None, max_length=MAX_WIDGET_BYTES)

@@ -16,21 +16,49 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from core.answering.quote_units import UnitKind, passage_units
 from core.index.chunk_index import SearchHit
-from core.lessons.models import Citation, Deck, Profile, Slide, SlideBounds, SlideKind
-from core.lessons.profiles import ADHD_MAX_BULLETS, adapt_deck, recap_slide, rules_for
+from core.lessons.markup import (
+    NotSlideText,
+    looks_like_code,
+    slide_text,
+    slide_title,
+    without_images,
+)
+from core.lessons.models import (
+    MAX_CELL_CHARS,
+    MAX_TABLE_COLUMNS,
+    MAX_TABLE_ROWS,
+    Citation,
+    Deck,
+    Profile,
+    Slide,
+    SlideBounds,
+    SlideKind,
+    SlideTable,
+)
+from core.lessons.profiles import (
+    ADHD_MAX_BULLETS,
+    adapt_deck,
+    is_one_idea,
+    recap_slide,
+    rules_for,
+)
 from core.plain_math import mark_plain_math
+from core.replies import cited_section, section_levels
 from core.retrieval import GENERAL_KIND
-from core.text import looks_like_heading, names_a_file, split_sentences
+from core.text import looks_like_heading, math_spans, names_a_file, split_sentences
 
-MAX_BULLET_CHARS = 220
+MAX_BULLET_CHARS = 240
 MIN_BULLET_WORDS = 3
-BULLETS_PER_SLIDE = 4  # room for a formula and the sources on a 16:9 page at 20 pt
 MAX_FORMULAS_PER_SLIDE = 2
+TABLE_ROOM = 2  # a table on a slide takes the room of this many bullets
 
-_DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]", re.S)
-_INLINE_PAREN = re.compile(r"\\\((.+?)\\\)", re.S)
+# Each formula's marks, longest first: `\\(` is how Markdown escapes `\(`.
+_DELIMITERS = (
+    ("$$", "$$"), ("\\\\[", "\\\\]"), ("\\\\(", "\\\\)"), ("\\[", "\\]"), ("\\(", "\\)"),
+    ("$", "$"),
+)  # fmt: skip
+_RULE_CELL = re.compile(r":?-*:?")
 _INLINE_DOLLAR = re.compile(r"(?<![\\$])\$([^$\n]+?)(?<!\\)\$")
 # A table as chunks hold it: lines of cells between pipes.
 _TABLE_BLOCK = re.compile(r"(?m)(?:^\|.*\|[ \t]*(?:\n|$))+")
@@ -55,6 +83,7 @@ class _Group:
     syllabus: bool = False
     sentences: list[tuple[str, Citation]] = field(default_factory=list)
     formulas: list[tuple[str, Citation]] = field(default_factory=list)
+    tables: list[tuple[SlideTable, Citation]] = field(default_factory=list)
 
 
 def build_extractive_deck(
@@ -67,9 +96,9 @@ def build_extractive_deck(
     """A deck on `topic` from `hits` (best first), for `profile`, within `bounds`."""
     bounds = bounds or SlideBounds()
     rules = rules_for(profile)
-    groups = _groups(hits)
+    groups = _groups(hits, one_idea=rules.one_idea_per_bullet)
     terms = _terms(topic)
-    per_slide = min(BULLETS_PER_SLIDE, rules.max_bullets or BULLETS_PER_SLIDE)
+    per_slide = min(rules.slide_bullets, rules.max_bullets or rules.slide_bullets)
     recap_slots = 1 if (rules.needs_recap or bounds.maximum > 1) else 0
     if rules.needs_recap and bounds.maximum < 2:
         raise NotEnoughMaterialError("this profile ends on a recap: ask for at least 2 slides")
@@ -82,6 +111,7 @@ def build_extractive_deck(
     # The best-ranked groups, then in the order of the material.
     chosen = sorted(groups, key=lambda g: -g.best_score)[:content_max]
     chosen.sort(key=lambda g: (g.file_name, g.order))
+    _distinct_titles(chosen)
     pairs = [(g, s) for g in chosen if (s := _slide(g, terms, per_slide)) is not None]
     if not pairs:
         raise NotEnoughMaterialError(f"the material has nothing usable on {topic!r}")
@@ -95,7 +125,7 @@ def build_extractive_deck(
             f"the material on {topic!r} fills {total} slides, {bounds.minimum} were asked for"
         )
     if recap_slots:
-        slides.append(recap_slide(slides, rules.max_bullets or ADHD_MAX_BULLETS))
+        slides.append(recap_slide(slides, rules.max_bullets or ADHD_MAX_BULLETS, topic))
     deck = Deck(topic=topic, profile=profile, slides=slides)
     deck = adapt_deck(deck, bounds)
     problems = bounds.problems(deck)
@@ -104,14 +134,20 @@ def build_extractive_deck(
     return deck
 
 
-def _groups(hits: Sequence[SearchHit]) -> list[_Group]:
+def _groups(hits: Sequence[SearchHit], *, one_idea: bool = False) -> list[_Group]:
+    """The hits grouped by section; with `one_idea`, only sentences that are one idea each
+    (a longer one would be cut into fragments by the profile's rule)."""
     groups: dict[tuple[str, str], _Group] = {}
     for hit in hits:
         chunk = hit.chunk
         key = chunk.section.strip() or (f"page {chunk.page}" if chunk.page else chunk.file_name)
         group = groups.get((chunk.file_name, key))
         if group is None:
-            title = chunk.section.strip() or _title_from_file(chunk.file_name, chunk.page)
+            # The innermost heading names the slide; the path is in its sources.
+            levels = section_levels(chunk.section)
+            title = (
+                slide_title(levels[-1]) if levels else _title_from_file(chunk.file_name, chunk.page)
+            )
             group = _Group(
                 chunk.file_name,
                 key,
@@ -126,10 +162,25 @@ def _groups(hits: Sequence[SearchHit]) -> list[_Group]:
         citation = Citation(
             file=chunk.file_name, page=chunk.page, section=chunk.section.strip(), chunk_id=chunk.id
         )
-        sentences, formulas = split_passage(chunk.text)
+        passage = split_passage(chunk.text)
+        sentences = [s for s in passage.sentences if not one_idea or is_one_idea(s)]
         group.sentences += [(s, citation) for s in sentences]
-        group.formulas += [(f, citation) for f in formulas]
+        known = {f for f, _ in group.formulas}
+        group.formulas += [(f, citation) for f in passage.formulas if f not in known]
+        group.tables += [(t, citation) for t in passage.tables]
     return list(groups.values())
+
+
+def _distinct_titles(groups: list[_Group]) -> None:
+    """Two slides named alike ("Summary" of two documents) take their section's outer
+    heading, then their document's name."""
+    for group in groups:
+        twins = [g for g in groups if g.title == group.title]
+        if len(twins) < 2:
+            continue
+        for twin in twins:
+            outer = cited_section(twin.key)
+            twin.title = outer if outer != twin.title else f"{twin.title} ({twin.file_name})"
 
 
 def _title_from_file(file_name: str, page: int | None) -> str:
@@ -138,27 +189,105 @@ def _title_from_file(file_name: str, page: int | None) -> str:
     return f"{stem}, page {page}" if page else stem
 
 
-def split_passage(text: str) -> tuple[list[str], list[str]]:
-    """A passage's sentences (inline math as `$...$`, list marks removed), each row of a
-    table with its column names ("Exam: Midterm 2; Date: Fri Apr 7"), and its display
-    formulas (LaTeX without delimiters)."""
-    sentences: list[str] = []
-    formulas: list[str] = []
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """What a slide can take from a passage: its sentences (inline math as `$...$`, markup
+    and list marks removed), its display formulas (LaTeX without delimiters) and its tables,
+    in reading order each."""
+
+    sentences: list[str]
+    formulas: list[str]
+    tables: list[SlideTable]
+
+
+def split_passage(text: str) -> Passage:
+    """`text` read for slides: whole sentences only (one longer than a bullet may be is left
+    out, never cut), code blocks and bare links left out, tables kept as tables (a longer
+    one in parts of `MAX_TABLE_ROWS` rows, its column names repeated)."""
+    passage = Passage([], [], [])
     end = 0
     for table in _TABLE_BLOCK.finditer(text):
-        _split_prose(text[end : table.start()], sentences, formulas)
-        rows = [u.text for u in passage_units(0, table.group()) if u.kind is UnitKind.ROW]
-        sentences += [_shorten(row) for row in rows if _usable(row)]
+        _split_prose(text[end : table.start()], passage)
+        passage.tables.extend(_tables(table.group()))
         end = table.end()
-    _split_prose(text[end:], sentences, formulas)
-    return sentences, formulas
+    _split_prose(text[end:], passage)
+    return passage
 
 
-def _split_prose(text: str, sentences: list[str], formulas: list[str]) -> None:
-    formulas += [(m.group(1) or m.group(2)).strip() for m in _DISPLAY_MATH.finditer(text)]
-    # A display formula ends the sentence before it (its lead-in often ends with a colon).
-    text = _DISPLAY_MATH.sub("\n\n", text)
-    text = _INLINE_PAREN.sub(lambda m: f"${m.group(1).strip()}$", text)
+def _tables(block: str) -> list[SlideTable]:
+    """A block of `| a | b |` lines as tables: the first line names the columns (a line of
+    empty cells: none), a Markdown rule line is skipped."""
+    lines = [line.strip() for line in block.splitlines() if line.strip()]
+    rows = [[_cell(c) for c in line.strip("|").split("|")] for line in lines]
+    rows = [row for row in rows if not all(_RULE_CELL.fullmatch(c) for c in row)]
+    if not rows:
+        return []
+    header, body = rows[0], rows[1:]
+    if not any(header):
+        header = []
+    if not body:  # one line: a row, not names of columns
+        header, body = [], [rows[0]]
+    width = min(max(len(header), *(len(r) for r in body)), MAX_TABLE_COLUMNS)
+    header = (header + [""] * width)[:width] if header else []
+    body = [(row + [""] * width)[:width] for row in body]
+    if any(len(cell) > MAX_CELL_CHARS for row in [header, *body] for cell in row):
+        return []
+    return [
+        SlideTable(header=header, rows=body[i : i + MAX_TABLE_ROWS])
+        for i in range(0, len(body), MAX_TABLE_ROWS)
+    ]
+
+
+def _cell(text: str) -> str:
+    try:
+        return slide_text(mark_plain_math(_as_inline_math(text.strip())))
+    except NotSlideText:
+        return ""
+
+
+def _as_inline_math(text: str) -> str:
+    """Every inline formula (`\\(…\\)`, `\\\\(…\\\\)` as Markdown escapes it, `$…$`) as `$…$`."""
+    out, at = [], 0
+    for start, end in math_spans(text):
+        out.append(text[at:start])
+        out.append(f"${_strip_marks(text[start:end])}$")
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _strip_marks(span: str) -> str:
+    for opener, closer in _DELIMITERS:
+        fits = len(span) >= len(opener) + len(closer)
+        if fits and span.startswith(opener) and span.endswith(closer):
+            return " ".join(span[len(opener) : len(span) - len(closer)].split())
+    return span
+
+
+def _is_display(span: str) -> bool:
+    return span.startswith(("$$", "\\[", "\\\\["))
+
+
+def _split_prose(text: str, passage: Passage) -> None:
+    text = without_images(text)
+    blocks = [b for b in re.split(r"\n\s*\n", text) if b.strip() and not looks_like_code(b)]
+    text = "\n\n".join(blocks)
+    # Display formulas are the slide's formulas; each ends the sentence before it (its
+    # lead-in often ends with a colon). Inline ones stay in their sentence as `$...$`.
+    pieces, at = [], 0
+    for start, end in math_spans(text):
+        span = text[start:end]
+        pieces.append(text[at:start])
+        if _is_display(span):
+            formula = _strip_marks(span)
+            if formula and formula not in passage.formulas:
+                passage.formulas.append(formula)
+            pieces.append("\n\n")
+        else:
+            pieces.append(f"${_strip_marks(span)}$")
+        at = end
+    pieces.append(text[at:])
+    text = "".join(pieces)
     # Plain-text formulas ("x^2", "lim_{h->0}") as LaTeX too, so they typeset and stay whole.
     text = mark_plain_math(text)
     # Protect inline math from the sentence splitter ("$x = 1.5$ is ..." has a full stop).
@@ -174,28 +303,24 @@ def _split_prose(text: str, sentences: list[str], formulas: list[str]) -> None:
         for sentence in split_sentences(line):
             sentence = re.sub(r"\x00(\d+)\x00", lambda m: held[int(m.group(1))], sentence)
             sentence = _LIST_MARK.sub("", sentence).strip()
+            try:
+                sentence = slide_text(sentence)
+            except NotSlideText:
+                continue
             if _usable(sentence):
-                sentences.append(_shorten(sentence))
+                passage.sentences.append(sentence)
 
 
 def _usable(sentence: str) -> bool:
+    """A whole sentence a bullet can hold: long enough to say something, short enough for a
+    slide (a longer one is left out, never cut), no heading, no file name."""
     words = _WORD.findall(re.sub(r"\$[^$]*\$", " x ", sentence))
     return (
         len(words) >= MIN_BULLET_WORDS
+        and len(sentence) <= MAX_BULLET_CHARS
         and not looks_like_heading(sentence)
         and not names_a_file(sentence)
     )
-
-
-def _shorten(sentence: str) -> str:
-    if len(sentence) <= MAX_BULLET_CHARS:
-        return sentence
-    cut = sentence[:MAX_BULLET_CHARS]
-    # Never cut inside inline math: back up to before an unclosed `$`.
-    if cut.count("$") % 2:
-        cut = cut[: cut.rfind("$")]
-    cut = cut[: cut.rfind(" ")] if " " in cut else cut
-    return cut.rstrip(",;:") + "…"
 
 
 def _terms(text: str) -> set[str]:
@@ -227,19 +352,28 @@ def _ranked(sentences: list[tuple[str, Citation]], terms: set[str]) -> list[int]
 
 
 def _slide(group: _Group, terms: set[str], per_slide: int, part: int = 0) -> Slide | None:
-    """Part `part` of a group: its next `per_slide` best sentences, in original order."""
+    """Part `part` of a group: its next `per_slide` best sentences, in original order, and
+    its table of that part (a table takes the room of two sentences)."""
+    table = group.tables[part] if part < len(group.tables) else None
+
+    def room(n: int) -> int:
+        return max(per_slide - TABLE_ROOM, 1) if n < len(group.tables) else per_slide
+
     ranked = _ranked(group.sentences, terms)
-    picked = sorted(ranked[part * per_slide : (part + 1) * per_slide])
+    start = sum(room(n) for n in range(part))
+    picked = sorted(ranked[start : start + room(part)])
     formulas = group.formulas[:MAX_FORMULAS_PER_SLIDE] if part == 0 else []
-    if not picked and not formulas:
+    if not picked and not formulas and table is None:
         return None
     chosen = [group.sentences[i] for i in picked]
-    citations = list(dict.fromkeys([c for _, c in chosen] + [c for _, c in formulas]))
+    cited = [c for _, c in chosen] + [c for _, c in formulas] + ([table[1]] if table else [])
+    citations = list(dict.fromkeys(cited))
     title = group.title if part == 0 else f"{group.title} (continued)"
     return Slide(
         title=title[:120],
         content=[text for text, _ in chosen],
         math=[f for f, _ in formulas],
+        tables=[table[0]] if table else [],
         citations=citations,
         kind=SlideKind.CONTENT,
         accessibility_notes="Sentences quoted from the course material; formulas typeset "
@@ -262,7 +396,7 @@ def _grow(
             if len(slides) >= needed:
                 break
             extra = _slide(group, terms, per_slide, part)
-            if extra is None or not extra.content:
+            if extra is None or not (extra.content or extra.tables):
                 continue
             last = max(i for i, s in enumerate(slides) if owner.get(id(s)) is group)
             slides.insert(last + 1, extra)

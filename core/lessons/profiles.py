@@ -8,6 +8,14 @@ left-aligned, lines of 60-70 characters); WCAG 2.x SC 1.4.3 (contrast 4.5:1), 1.
 usable for people with cognitive and learning disabilities" (one idea per item, short
 chunks, clear position in the sequence, a summary).
 
+The dyslexia profile's size rule: the BDA guide asks for 12-14 pt in documents, read at arm's
+length; a slide is read from further away, or shrunk into a window beside other things, so
+its body text (every bullet and table cell) is at least 24 pt on our slide, 1.7 times the
+guide's upper figure and the usual floor for presentations, with the guide's 1.5 line
+spacing, lines of at most 50 characters and three points a slide. Small print (sources, the
+slide marker, captions) keeps the guide's own 14 pt floor. The fit loop never shrinks body
+text below 24 pt: a slide that does not fit is split instead.
+
 Page: Typst's `presentation-16-9` slide, 297 mm x 167.06 mm, as wide as an A4 page is long.
 Sizes given for A4 scale with the page's longer side, so "14 pt on A4" is 14 pt here and
 would be 14 x 720 / 842 = 12 pt on a 10-inch slide (`minimum_body_pt`)."""
@@ -58,6 +66,8 @@ class ProfileStyle:
     text_color: str = "#1a1a1a"
     muted_color: str = "#3d3d3d"  # citations and marker, still well above 4.5:1
     background: str = "#ffffff"
+    table_header: str = "#dde6f0"  # a table's row of column names (text on it above 12:1)
+    table_band: str = "#f1f4f8"  # every other row, so a row reads across
     justify: bool = False
     italic_titles: bool = False  # only ever True in tests that break the dyslexia rules
     underline_titles: bool = False
@@ -74,6 +84,7 @@ class ProfileRules:
 
     max_line_chars: int
     max_bullets: int | None = None
+    slide_bullets: int = 4  # points the extractive deck puts on one slide
     one_idea_per_bullet: bool = False
     needs_recap: bool = False
     needs_marker: bool = False
@@ -81,7 +92,8 @@ class ProfileRules:
     min_contrast: float = 4.5
     # dyslexia
     sans_serif: bool = False
-    min_body_a4_pt: float | None = None
+    min_body_a4_pt: float | None = None  # every glyph, small print included
+    min_body_slide_pt: float | None = None  # bullets and table cells, on our slide's size
     min_line_spacing: float | None = None
     plain_text: bool = False  # no italics, underline or all-caps
     left_aligned: bool = False
@@ -94,6 +106,8 @@ RULES: dict[Profile, ProfileRules] = {
         max_line_chars=70,
         sans_serif=True,
         min_body_a4_pt=14.0,
+        min_body_slide_pt=24.0,
+        slide_bullets=3,
         min_line_spacing=1.5,
         plain_text=True,
         left_aligned=True,
@@ -112,17 +126,20 @@ RULES: dict[Profile, ProfileRules] = {
 STYLES: dict[Profile, ProfileStyle] = {
     Profile.STANDARD: ProfileStyle(line_chars=64),
     # Cream (#FDF6E3); text #1f2933 on it is 13.9:1. Leading 0.85 em gives a baseline pitch
-    # of about 1.58 times the size with DejaVu Sans (cap height 0.73 em).
+    # of about 1.58 times the size with DejaVu Sans (cap height 0.73 em). Body 24 pt and
+    # never smaller (see the module's docstring).
     Profile.DYSLEXIA: ProfileStyle(
-        body_pt=20.0,
-        title_pt=26.0,
-        small_pt=14.0,
-        min_body_pt=15.0,
+        body_pt=24.0,
+        title_pt=30.0,
+        small_pt=16.0,
+        min_body_pt=24.0,
         leading_em=0.85,
-        line_chars=56,
+        line_chars=50,
         text_color="#1f2933",
         muted_color="#33404d",
         background="#fdf6e3",
+        table_header="#ece3c8",
+        table_band="#f6eed6",
     ),
     Profile.ADHD: ProfileStyle(line_chars=60, slide_marker=True),
     Profile.VISUAL: ProfileStyle(body_pt=18.0, line_chars=40, figures=True),
@@ -196,7 +213,12 @@ def adapt_deck(deck: Deck, bounds: SlideBounds | None = None) -> Deck:
     if rules.max_bullets is not None:
         slides = [part for s in slides for part in _split_slide(s, rules.max_bullets)]
     if rules.needs_recap and not recaps:
-        recaps = [recap_slide(slides, rules.max_bullets)]
+        recaps = [recap_slide(slides, rules.max_bullets, deck.topic)]
+    if rules.one_idea_per_bullet:
+        recaps = [
+            r.model_copy(update={"content": [i for c in r.content for i in split_ideas(c)]})
+            for r in recaps
+        ]
     if rules.max_bullets is not None:
         recaps = [r.model_copy(update={"content": r.content[: rules.max_bullets]}) for r in recaps]
     if bounds is not None and len(slides) + len(recaps) > bounds.maximum:
@@ -210,7 +232,7 @@ def adapt_deck(deck: Deck, bounds: SlideBounds | None = None) -> Deck:
         slides = slides[:keep]
         recaps = recaps[: bounds.maximum - keep]
         if rules.needs_recap and recaps:
-            recaps = [recap_slide(slides, rules.max_bullets)]
+            recaps = [recap_slide(slides, rules.max_bullets, deck.topic)]
     return deck.model_copy(update={"slides": [*slides, *recaps]})
 
 
@@ -240,27 +262,75 @@ def _part_title(title: str, n: int, total: int) -> str:
     return title[: 120 - len(suffix)] + suffix
 
 
-def recap_slide(slides: list[Slide], max_bullets: int | None = None) -> Slide:
-    """A closing summary: the first idea of each content slide (the slide titles when there
-    are more slides than room), cited like the slides it sums up."""
-    limit = max_bullets or 6
-    firsts = [s.content[0] for s in slides if s.content]
-    if len(firsts) > limit or not firsts:
-        items = _unique(_base_title(s.title) for s in slides)[:limit]
-    else:
-        items = firsts
-    citations = _unique(c for s in slides for c in s.citations)[:6]
+def recap_slide(slides: list[Slide], max_bullets: int | None = None, topic: str = "") -> Slide:
+    """A closing summary that states the lesson's key points: from each content slide the
+    point that says most about `topic` (a definition or a formula before an aside), the best
+    `max_bullets` of them in the order of the lesson, cited like the slides they come from.
+    Never the slide titles: a title names a point, it does not state it."""
+    limit = max_bullets or RECAP_POINTS
+    terms = _terms(topic)
+    candidates: list[tuple[float, int, str, Slide]] = []
+    seen: set[str] = set()
+    for position, slide in enumerate(slides):
+        if slide.kind is not SlideKind.CONTENT:
+            continue
+        scored = [
+            (_key_point_score(item, terms), -len(item), item)
+            for item in slide.content
+            if item.lower() not in seen
+        ]
+        if scored:
+            score, _, item = max(scored)
+            seen.add(item.lower())
+            candidates.append((score, position, item, slide))
+    best = sorted(candidates, key=lambda c: (-c[0], c[1]))[:limit]
+    best.sort(key=lambda c: c[1])
+    items = [item for _, _, item, _ in best]
+    formulas: list[str] = []
+    if not items:  # slides of formulas only: the first formulas are the points
+        formulas = _unique(f for s in slides for f in s.math)[:2]
+    chosen = [slide for *_, slide in best] or slides
+    citations = _unique(c for s in chosen for c in s.citations)[:6]
     return Slide(
         title=RECAP_TITLE,
         content=items,
+        math=formulas,
         citations=citations,
         kind=SlideKind.RECAP,
         accessibility_notes="A summary of the lesson's main points.",
     )
 
 
-def _base_title(title: str) -> str:
-    return re.sub(r" \(\d+/\d+\)$", "", title)
+RECAP_POINTS = 5
+_DEFINING = re.compile(
+    r"\b(?:is|are|means|refers to|is called|are called|defined|gives|measures|computes)\b", re.I
+)
+_ASIDE = re.compile(r"^(?:however|but|also|for example|e\.g\.|note|aside|in practice)\b", re.I)
+# An exercise's instruction ("Compute the variance …") asks; it states nothing.
+_ASKS = re.compile(
+    r"^(?:compute|show|prove|explain|derive|find|implement|try|what|why|how|can)\b", re.I
+)
+_TERM = re.compile(r"[^\W_]+")
+
+
+def _terms(text: str) -> set[str]:
+    return {w[:-1] if len(w) > 4 and w.endswith("s") else w for w in _TERM.findall(text.lower())}
+
+
+def _key_point_score(item: str, terms: set[str]) -> float:
+    """How well one bullet states a key point of the topic."""
+    words = _terms(item)
+    score = 2.0 * len(words & terms) if terms else 0.0
+    score += 1.5 if _DEFINING.search(item) else 0.0
+    score += 1.0 if "$" in item else 0.0
+    score -= 1.0 if _ASIDE.match(item) else 0.0
+    score -= 1.0 if len(item) > 180 else 0.0
+    # A label ("Binary Softmax classifier.") names a point without stating it.
+    score -= 3.0 if len(item.split()) < 6 and "$" not in item else 0.0
+    # A lead-in ("… gives us the softmax function:") states its point in the formula after it.
+    score -= 3.0 if item.rstrip().endswith(":") else 0.0
+    score -= 3.0 if _ASKS.match(item) or item.rstrip().endswith("?") else 0.0
+    return score
 
 
 def _unique(items: Iterable[T]) -> list[T]:

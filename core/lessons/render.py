@@ -13,8 +13,9 @@ here.
 
 **pdflatex** (`core.lessons.latex_engine`, Jinja2 + LaTeX, the reference design) is used
 when the setting asks for it and `pdflatex` is on PATH; asked for without it, the deck is
-rendered with Typst and a warning is logged. A deck with figures (the visual profile) always
-renders with Typst: pdflatex cannot give a figure alt text."""
+rendered with Typst and a warning is logged. A deck with figures (the visual profile) or
+tables always renders with Typst: pdflatex cannot give a figure alt text, and its template
+has no tables."""
 
 from __future__ import annotations
 
@@ -61,9 +62,9 @@ def render_deck(
 ) -> bytes:
     """`deck` as PDF bytes, laid out for `profile` (the deck's own when None).
 
-    `page_images` gives the visual profile the cited pages' pictures as figures (a diagram is
-    drawn where there is none). `widgets` maps a slide's 1-based number to the file name of
-    its sanitised widget, which the slide then points to. `style` replaces the profile's
+    `page_images` gives the visual profile the cited pages' pictures as figures (a map of the
+    lesson is drawn where there is none). `widgets` maps a slide's 1-based number to the file
+    name of its sanitised widget, which the slide then points to. `style` replaces the profile's
     layout numbers (tests use it to break one rule on purpose). The deck is first made to
     follow the profile's content rules (`adapt_deck`: idempotent)."""
     profile = profile or deck.profile
@@ -71,15 +72,17 @@ def render_deck(
     style = style or style_for(profile)
     figures: dict[int, SlideFigure] = {}
     if style.figures:
+        titles = [slide.title for slide in deck.slides]
         figures = {
-            i: figure_for(slide, page_images)
+            i: figure_for(slide, page_images, titles, i)
             for i, slide in enumerate(deck.slides)
             if slide.kind is SlideKind.CONTENT
         }
     by_index = {n - 1: name for n, name in (widgets or {}).items() if 1 <= n <= len(deck.slides)}
     chosen = resolve_engine(engine)
-    if chosen is Engine.PDFLATEX and figures:
-        # pdflatex cannot tag a figure with alt text: figures stay on Typst.
+    if chosen is Engine.PDFLATEX and (figures or any(s.tables for s in deck.slides)):
+        # pdflatex cannot tag a figure with alt text, and its template has no tables: such
+        # decks stay on Typst.
         chosen = Engine.TYPST
     marker = style.slide_marker
     if chosen is Engine.PDFLATEX:

@@ -26,7 +26,7 @@ version number: every version stays in the store.
 
 The visual profile shows each slide's cited page as its figure: the picture kept at ingestion
 (`core.page_pictures`), as far as the asker may see it here. A slide whose page has no
-picture (a Markdown source, a deck's slide, pictures not kept) gets a diagram of its points;
+picture (a Markdown source, a deck's slide, pictures not kept) gets a map of the lesson;
 with no pictures kept at all, the caption says so."""
 
 from __future__ import annotations
@@ -92,8 +92,8 @@ LAYOUT_FAILED = (
     "(--slides) or another profile."
 )
 NO_PAGES_NOTE = (
-    "The figures are diagrams of each slide's points: pictures of the course's pages are not "
-    "kept here, so the cited pages cannot be shown."
+    "The figures map where each slide is in the lesson: pictures of the course's pages are "
+    "not kept here, so the cited pages cannot be shown."
 )
 
 _WORD = re.compile(r"[^\W_]+")
@@ -584,8 +584,7 @@ def _best_sentence(about: str, hits: Sequence[SearchHit]) -> tuple[str, SearchHi
     terms = _terms(about)
     best: tuple[int, str, SearchHit] | None = None
     for hit in hits:
-        sentences, _ = split_passage(hit.chunk.text)
-        for sentence in sentences:
+        for sentence in split_passage(hit.chunk.text).sentences:
             score = len(terms & _terms(sentence))
             if score and (best is None or score > best[0]):
                 best = (score, sentence, hit)

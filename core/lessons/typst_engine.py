@@ -27,7 +27,7 @@ from core.lessons.figures import SlideFigure
 from core.lessons.fonts import typst_fonts
 from core.lessons.layout import Line, wrap_chars, wrap_plain, wrap_rich
 from core.lessons.math import to_typst
-from core.lessons.models import Deck, Slide
+from core.lessons.models import Deck, Slide, SlideTable
 from core.lessons.profiles import SLIDE_HEIGHT_PT, SLIDE_WIDTH_PT, ProfileStyle
 
 log = structlog.get_logger(__name__)
@@ -57,10 +57,12 @@ TEMPLATE = r"""
   hyphenate: false)
 #set par(justify: st.justify, leading: st.leading_em * 1em, spacing: st.leading_em * 1.8em)
 #set align(if st.centered { center } else { left })
-#show math.equation: set text(font: "New Computer Modern Math")
+// The math face is smaller to the eye than DejaVu Sans at one size (its x-height is 0.43 em
+// against 0.55): a little larger, formulas read at the size of the words around them.
+#show math.equation: set text(font: "New Computer Modern Math", size: 1.15em)
 // Display formulas start at the text's left edge like everything else (BDA: left-aligned).
 #show math.equation.where(block: true): set align(if st.centered { center } else { left })
-#set list(marker: [•], indent: 0pt, body-indent: 0.45em, spacing: st.leading_em * 1.8em)
+#set list(marker: [•], indent: 0pt, body-indent: 0.45em, spacing: st.leading_em * 1.3em)
 
 #let runs(line) = for (n, r) in line.enumerate() {
   if n > 0 and not r.glue [ ]
@@ -83,6 +85,21 @@ TEMPLATE = r"""
   }
 }
 
+// A table of the material: the column names in bold on a tinted row, cells left-aligned, no
+// rules (a rule under a line of text reads as underlining), each cell's text already wrapped
+// like every other line, so its lines keep their spacing.
+#let data-table(t) = block(above: 12pt, below: 12pt, table(
+  columns: t.columns,
+  align: left,
+  inset: (x: 0.3em, y: 0.4em),  // rows 1.5 times the text size apart (WCAG 1.4.12)
+  column-gutter: 0.6em,
+  stroke: none,
+  fill: (x, y) => if y == 0 and t.header.len() > 0 { rgb(st.table_header) }
+    else if y > 0 and calc.even(y) { rgb(st.table_band) },
+  ..if t.header.len() > 0 { (table.header(..t.header.map(c => strong(lines(c)))),) } else { () },
+  ..t.rows.map(r => r.map(c => lines(c))).flatten(),
+))
+
 #let slide(s, i) = {
   if i > 0 { pagebreak() }
   context [#metadata(here().page()) <slide-page>]
@@ -97,6 +114,7 @@ TEMPLATE = r"""
     set text(size: st.body_pt * k * 1pt)
     if s.items.len() > 0 { list(..s.items.map(item => lines(item))) }
     for f in s.formulas { formula(f, k) }
+    for t in s.tables { data-table(t) }
     if s.widget != none {
       block(above: 12pt, text(size: st.small_pt * 1pt, fill: rgb(st.muted_color), lines(s.widget)))
     }
@@ -157,7 +175,8 @@ def render_typst(
                 log.info("lesson slide split to fit its page", slide=index + 1)
                 slides[index : index + 1] = [first, second]
                 scales[index : index + 1] = [1.0, 1.0]
-                figs = _shift(figs, index)
+                # The continuation keeps the slide's figure (the visual profile's rule).
+                figs = _shift(figs, index, copy=True)
                 wids = _shift(wids, index)
         raise RenderError(f"the deck does not fit its pages after {MAX_FIT_ROUNDS} rounds")
 
@@ -207,6 +226,20 @@ def _next_scale(scale: float, style: ProfileStyle) -> float | None:
 
 def _halves(slide: Slide) -> tuple[Slide, Slide]:
     items = slide.content
+    tables = slide.tables
+    if tables and (items or slide.math or len(tables) > 1):
+        # The points first, the tables on the page after.
+        keep = [] if (items or slide.math) else tables[:1]
+        first = slide.model_copy(update={"tables": keep})
+        rest = tables[len(keep) :]
+        return first, _continued(slide, content=[], math=[], tables=rest)
+    if tables and len(tables[0].rows) > 1:
+        rows = tables[0].rows
+        cut = (len(rows) + 1) // 2
+        upper = tables[0].model_copy(update={"rows": rows[:cut]})
+        lower = tables[0].model_copy(update={"rows": rows[cut:]})
+        first = slide.model_copy(update={"tables": [upper]})
+        return first, _continued(slide, content=[], math=[], tables=[lower])
     if len(items) >= 2:
         cut = (len(items) + 1) // 2
         head, tail = items[:cut], items[cut:]
@@ -220,21 +253,26 @@ def _halves(slide: Slide) -> tuple[Slide, Slide]:
         half = len(words) // 2
         head, tail = [" ".join(words[:half])], [" ".join(words[half:])]
         math_head, math_tail = slide.math, []
+    first = slide.model_copy(update={"content": head, "math": math_head, "tables": []})
+    return first, _continued(slide, content=tail, math=math_tail, tables=slide.tables)
+
+
+def _continued(slide: Slide, **parts: Any) -> Slide:
     title = slide.title
-    first = slide.model_copy(update={"content": head, "math": math_head})
-    second = slide.model_copy(
+    return slide.model_copy(
         update={
             "title": (title[:110] + " (cont.)") if not title.endswith("(cont.)") else title,
-            "content": tail,
-            "math": math_tail,
             "widget_html": None,
+            **parts,
         }
     )
-    return first, second
 
 
-def _shift(by_index: dict[int, Any], split_at: int) -> dict[int, Any]:
-    return {(i + 1 if i > split_at else i): v for i, v in by_index.items()}
+def _shift(by_index: dict[int, Any], split_at: int, *, copy: bool = False) -> dict[int, Any]:
+    shifted = {(i + 1 if i > split_at else i): v for i, v in by_index.items()}
+    if copy and split_at in by_index:
+        shifted[split_at + 1] = by_index[split_at]
+    return shifted
 
 
 def _deck_data(
@@ -268,6 +306,7 @@ def _deck_data(
                 "title": _rich(wrap_rich(slide.title, width, with_math=False)),
                 "items": [_rich(wrap_rich(item, width - 2)) for item in slide.content],
                 "formulas": [_formula(f, width) for f in slide.math],
+                "tables": [_table(t, width) for t in slide.tables],
                 "citations": _lines(wrap_plain(_sources(slide), width)),
                 "figure": fig_data,
                 "widget": _lines(wrap_plain(pointer, width)) if pointer else None,
@@ -292,7 +331,7 @@ def _style_data(style: ProfileStyle) -> dict[str, Any]:
     fields = (
         "font", "mono_font", "body_pt", "title_pt", "small_pt", "leading_em", "text_color",
         "muted_color", "background", "justify", "italic_titles", "underline_titles",
-        "upper_titles", "centered", "figure_width_frac",
+        "upper_titles", "centered", "figure_width_frac", "table_header", "table_band",
     )  # fmt: skip
     return {name: getattr(style, name) for name in fields}
 
@@ -309,6 +348,21 @@ def _formula(latex: str, width: int) -> dict[str, Any]:
     if converted.ok:
         return {"math": converted.typst, "source": None}
     return {"math": None, "source": wrap_chars(latex, width)}
+
+
+def _table(table: SlideTable, width: int) -> dict[str, Any]:
+    """Cells wrapped so that a row, its cells side by side, is no wider than a line."""
+    columns = table.columns
+    cell_chars = max((width - 2 * columns) // columns, 8)
+
+    def cell(text: str) -> list[list[dict[str, Any]]]:
+        return _rich(wrap_rich(text, cell_chars)) if text else _lines([""])
+
+    return {
+        "columns": columns,
+        "header": [cell(c) for c in table.header],
+        "rows": [[cell(c) for c in row] for row in table.rows],
+    }
 
 
 def _rich(lines: list[Line]) -> list[list[dict[str, Any]]]:

@@ -201,11 +201,11 @@ def test_visual_catches_slides_without_figures() -> None:
 
 
 def test_visual_catches_a_figure_without_alt_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from core.lessons.figures import concept_diagram
+    from core.lessons.figures import lesson_map
 
-    (tmp_path / "f.png").write_bytes(concept_diagram(_deck(Profile.VISUAL).slides[0]).png)
+    (tmp_path / "f.png").write_bytes(lesson_map(["Limits", "Derivatives"], 0).png)
     source = (
-        '#set page(width: 297mm, height: 167mm)\n= A slide\n- Text\n#image("f.png", width: 40%)\n'
+        '#set page(width: 297mm, height: 167mm)\n= A slide\n- Text\n#image("f.png", height: 50%)\n'
     )
     main = tmp_path / "main.typ"
     main.write_text(source)

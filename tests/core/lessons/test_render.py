@@ -77,14 +77,17 @@ def test_a_visual_slide_shows_its_cited_page(course_pdf: Path) -> None:
     assert check_pdf(pdf, Profile.VISUAL) == []
 
 
-def test_a_visual_slide_without_a_page_picture_gets_a_diagram(course_pdf: Path) -> None:
+def test_a_visual_slide_without_a_page_picture_gets_a_map_of_the_lesson(course_pdf: Path) -> None:
+    """Not a hub of the slide's own points cut to their first words: where the slide is."""
     pages = CoursePages({"week3.pdf": course_pdf})
     for slide in (_slide(None), _slide(9), _slide(1, file="notes.md")):
         pdf = render_deck(
             Deck(topic="limits", profile=Profile.VISUAL, slides=[slide]), page_images=pages
         )
         [page] = read_pages(pdf)
-        assert page.figures_alt[0].startswith("Diagram of Limits, linked to its points: 1. A limit")
+        assert page.figures_alt[0] == (
+            "Map of the lesson, slide 1 of 1: 1. Limits. This slide is 1, Limits."
+        )
         assert check_pdf(pdf, Profile.VISUAL) == []
 
 

@@ -196,7 +196,7 @@ async def test_every_profile_gets_an_extractive_deck_that_passes_its_pdf_checks(
     assert cited_pages and all("of lecture-02-derivatives.pdf" in alt for alt in cited_pages)
 
 
-async def test_without_page_pictures_the_visual_figures_are_diagrams_and_say_so(
+async def test_without_page_pictures_the_visual_figures_map_the_lesson_and_say_so(
     settings: Settings,
 ) -> None:
     async for opened in _ingested(settings.model_copy(update={"page_pictures_max_mb": 0})):
@@ -205,7 +205,7 @@ async def test_without_page_pictures_the_visual_figures_are_diagrams_and_say_so(
         )
     assert NO_PAGES_NOTE in visual.notes and NO_PAGES_NOTE in visual.caption()
     figures = [alt for p in read_pages(visual.pdf) for alt in p.figures_alt]
-    assert figures and all(alt.startswith("Diagram of ") for alt in figures)
+    assert figures and all(alt.startswith("Map of the lesson, slide ") for alt in figures)
 
 
 async def test_a_deck_from_the_whole_course_teaches_from_lectures_not_logistics(
