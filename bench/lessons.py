@@ -8,12 +8,19 @@ inline math), rendered `--repeat` times; the median is printed in ms per deck an
 Typst is always timed; pdflatex where it is installed, and otherwise one line says it was
 not measured. Nothing is asserted.
 
-Run: python bench/lessons.py [--repeat 5] [--slides 3-6]"""
+Then, on the real teaching courses (`../shared/datasets/teaching`, skipped with a line when
+absent): the share of their formulas (`$…$`, `$$…$$`, `\\(…\\)` and Markdown's escaped
+`\\\\(…\\\\)`) that typeset, and over one extractive deck per topic and profile (the courses'
+own chunks, ranked by shared words): bullets cut with "…", bullets or titles printing source
+markup, recap points that are slide titles, and the PDF checks failed.
+
+Run: python bench/lessons.py [--repeat 5] [--slides 3-6] [--teaching DIR]"""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import re
 import statistics
 import sys
 import time
@@ -35,7 +42,16 @@ from core.lessons import (
     pdflatex_available,
     render_deck,
 )
-from core.lessons.math import _convert
+from core.lessons.math import _convert, to_typst
+
+ROOT = Path(__file__).resolve().parents[1]
+TEACHING = ROOT.parent / "shared/datasets/teaching"
+_SOURCE_MATH = re.compile(
+    r"\$\$(.+?)\$\$|\\\\\[(.+?)\\\\\]|\\\[(.+?)\\\]|\\\\\((.+?)\\\\\)|\\\((.+?)\\\)"
+    r"|(?<![\\$])\$([^$\n]+?)(?<!\\)\$",
+    re.S,
+)
+_MARKUP = re.compile(r"\]\(|!\[|:(?:label|numref|eqref|cite|eqlabel):|^\||\|\s*$|\*\*|`")
 
 CHUNKS = [
     ("calculus-week3.pdf", 4, "The derivative",
@@ -108,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="renders per deck (median kept)")
     parser.add_argument("--slides", default="3-6", help="slide bounds of each deck, e.g. 3-6")
+    parser.add_argument("--teaching", type=Path, default=TEACHING, help="teaching courses")
     args = parser.parse_args(argv)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     bounds = SlideBounds.parse(args.slides)
@@ -154,7 +171,71 @@ def main(argv: list[str] | None = None) -> int:
         ok = getattr(result, "ok", False)
         print(f"{ms:>7.2f}  {'yes' if ok else 'SOURCE':<8}  {formula[:60]}")
     print(f"median {statistics.median(total):.2f} ms, max {max(total):.2f} ms per formula")
+    teaching(args.teaching)
     return 0
+
+
+def teaching(folder: Path) -> None:
+    """Formulas and decks of the real teaching courses (see the module's docstring)."""
+    if not folder.is_dir():
+        print(f"\nteaching courses: not found at {folder}; skipped")
+        return
+    from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
+    from ingestion.chunking import chunk_document
+    from ingestion.loaders.markdown import load_markdown
+
+    embedder = MiniLMOnnxEmbedder()
+    print("\nteaching courses (formulas typeset; decks per topic x profile, 3-8 slides)")
+    print(f"{'course':<15} {'formulas':>13} {'decks':>5} {'cut …':>5} {'markup':>6} "
+          f"{'title recap':>11} {'failing PDFs':>12} {'tables':>6}")  # fmt: skip
+    for course_dir in sorted(p for p in folder.iterdir() if (p / "courses").is_dir()):
+        files = sorted((course_dir / "courses" / course_dir.name).glob("*.md"))
+        formulas = [
+            " ".join(next(g for g in m.groups() if g is not None).split())
+            for f in files
+            for m in _SOURCE_MATH.finditer(re.sub(r"```.*?```", "", f.read_text(), flags=re.S))
+        ]
+        typeset = sum(1 for f in formulas if to_typst(f).ok)
+        records = []
+        for path in files:
+            document = load_markdown(path, path.name)
+            for chunk in chunk_document(
+                document, course_dir.name, embedder.count_tokens, embedder.max_tokens
+            ):
+                records.append(ChunkRecord(
+                    id=f"{path.stem}-{chunk.index}", course_id=course_dir.name,
+                    document_id=path.stem, file_name=path.name, text=chunk.passage or chunk.text,
+                    page=chunk.page, section=chunk.section, kind="lecture", visibility="public",
+                    owner_id=None, chunk_index=chunk.index,
+                ))  # fmt: skip
+        topics = [t for t in (course_dir / "topics.txt").read_text().splitlines() if t.strip()]
+        decks = cut = markup = titled = failing = tables = 0
+        for topic in topics:
+            hits = _by_words(records, topic)
+            for profile in Profile:
+                deck = build_extractive_deck(topic, hits, profile=profile, bounds=SlideBounds(3, 8))
+                decks += 1
+                texts = [t for slide in deck.slides for t in (slide.title, *slide.content)]
+                cut += sum(t.endswith("…") for t in texts)
+                markup += sum(bool(_MARKUP.search(re.sub(r"\$[^$]*\$", "", t))) for t in texts)
+                recap = deck.slides[-1]
+                titled += len({s.title for s in deck.slides[:-1]} & set(recap.content))
+                tables += sum(len(s.tables) for s in deck.slides)
+                failing += bool(check_pdf(render_deck(deck), profile))
+        print(f"{course_dir.name:<15} {typeset:>5}/{len(formulas):<7} {decks:>5} {cut:>5} "
+              f"{markup:>6} {titled:>11} {failing:>12} {tables:>6}")  # fmt: skip
+
+
+def _by_words(records: list[ChunkRecord], topic: str, k: int = 16) -> list[SearchHit]:
+    def words(text: str) -> set[str]:
+        return {w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in {"and", "the"}}
+
+    wanted = words(topic)
+    scored = sorted(
+        ((len(wanted & words(r.text)) / (len(wanted) or 1), r) for r in records),
+        key=lambda pair: -pair[0],
+    )
+    return [SearchHit(chunk=r, score=score) for score, r in scored[:k] if score > 0]
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """Lessons for one student: `/lesson TOPIC` gives a deck of slides as a PDF, `/lesson edit N
 "instruction"` revises one slide as a new version.
 
-The way of one lesson: the topic's passages in the asker's scope (the retriever applies the
-tenant filter: the course's public material, plus the asker's own notes in a private
-audience only), kept when they are about the topic (embedding similarity, or all its words);
+The way of one lesson: the topic's teaching passages in the asker's scope (the retriever
+applies the tenant filter: the course's public material, plus the asker's own notes in a
+private audience only; a syllabus's logistics are left out, and a topic only they speak of
+gets one line saying the course lists it without teaching it), kept when they are about the
+topic (embedding similarity, or all its words);
 then a deck: written by the model when one is configured (`DeckWriter`: schema, repair,
 re-ask on a wrong slide count or passage number), otherwise the extractive deck of the top
 passages; the profile's content rules (`adapt_deck`); widgets sanitised (a refused one is
@@ -44,6 +46,7 @@ import numpy as np
 import pypdfium2 as pdfium
 import structlog
 
+from core.content_kind import ContentKind
 from core.context import Context
 from core.embedding.embedder import Embedder
 from core.errors import BadInputError
@@ -87,6 +90,10 @@ NEEDS_MODEL = (
     "Editing a slide by instruction needs a language model; without one I can only "
     '"shorten" a slide or "add a warning about X" to it.'
 )
+LISTED_ONLY = (
+    "The course material lists '{topic}' but does not teach it yet (only a syllabus or "
+    "schedule speaks of it): ask your instructor to upload the lecture notes."
+)
 LAYOUT_FAILED = (
     "I could not lay this lesson out on its slides. Try a narrower topic, fewer slides "
     "(--slides) or another profile."
@@ -115,7 +122,9 @@ _THEN_SHORTEN = re.compile(r"(?<!\s)\s+(?:and|then)\s+(?=(?:shorten|make|cut|tri
 class TopicRetriever(Protocol):
     """What the service needs of `core.retrieval.Retriever`."""
 
-    async def retrieve(self, ctx: Context, question: str, k: int = 5) -> list[SearchHit]: ...
+    async def retrieve(
+        self, ctx: Context, question: str, k: int = 5, content: ContentKind | None = None
+    ) -> list[SearchHit]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +333,9 @@ class LessonService:
             revised, hits = await self._extractive_edit(ctx, slide, instruction)
         else:
             query = f"{instruction} {slide.title} {' '.join(slide.content)}"[:QUERY_CHARS]
-            hits = await self._retriever.retrieve(ctx, query, k=EDIT_PASSAGES)
+            hits = await self._retriever.retrieve(
+                ctx, query, k=EDIT_PASSAGES, content=ContentKind.TEACHING
+            )
             if not hits:
                 raise BadInputError("The course material has nothing to revise this slide from.")
             revised = await self._model_call(
@@ -370,25 +381,39 @@ class LessonService:
     async def _on_topic(self, ctx: Context, topic: str, bounds: SlideBounds) -> list[SearchHit]:
         """The passages about `topic`, best first; `BadInputError` when there are none."""
         k = min(max(12, 2 * bounds.maximum), 30)
-        hits = await self._retriever.retrieve(ctx, topic, k=k)
+        # A lesson teaches: a syllabus's schedule, policies and session tables are no slide.
+        hits = await self._retriever.retrieve(ctx, topic, k=k, content=ContentKind.TEACHING)
+        hits = [hit for hit in hits if hit.chunk.content is ContentKind.TEACHING]
         # A guided exercise's summary is for starting it, not a lesson's material: its
         # skills list and step prompts made a slide of their own.
         hits = [hit for hit in hits if hit.chunk.kind != GUIDED_EXERCISE_KIND]
+        words = _terms(topic)
         if hits:
             texts = [hit.chunk.text[:SIMILARITY_CHARS] for hit in hits]
             vectors = await self._embedder.embed([topic, *texts])
             similarity = np.asarray(vectors[1:]) @ np.asarray(vectors[0])
-            words = _terms(topic)
             hits = [
                 hit
                 for hit, score in zip(hits, similarity, strict=True)
                 if score >= MIN_TOPIC_SIMILARITY or words <= _terms(hit.chunk.text)
             ]
+        # Passages that only brush the topic ("rate of change" for "related rates") make no
+        # lesson on it when the course's schedule names it as a topic of its own.
+        named = any(words <= _terms(hit.chunk.text) for hit in hits)
+        if not named and await self._listed_only(ctx, topic):
+            raise BadInputError(LISTED_ONLY.format(topic=topic))
         if not hits:
             raise BadInputError(
                 f"The course material has nothing on '{topic}' to make a lesson from."
             )
         return hits
+
+    async def _listed_only(self, ctx: Context, topic: str) -> bool:
+        """Whether the course's logistics (a syllabus, a schedule) speak of `topic`, all its
+        words in one chunk: the course lists it without teaching it."""
+        hits = await self._retriever.retrieve(ctx, topic, k=5, content=ContentKind.LOGISTICS)
+        words = _terms(topic)
+        return any(words <= _terms(hit.chunk.text) for hit in hits)
 
     async def _write(
         self, topic: str, hits: list[SearchHit], bounds: SlideBounds, profile: Profile
@@ -429,7 +454,9 @@ class LessonService:
         hits: list[SearchHit] = []
         if about:
             query = f"{about} {slide.title}"[:QUERY_CHARS]
-            hits = await self._retriever.retrieve(ctx, query, k=EDIT_PASSAGES)
+            hits = await self._retriever.retrieve(
+                ctx, query, k=EDIT_PASSAGES, content=ContentKind.TEACHING
+            )
             best = _best_sentence(about, hits)
             if best is None:
                 raise BadInputError(f"The course material says nothing on '{about}' to warn about.")
@@ -578,15 +605,27 @@ def _terms(text: str) -> set[str]:
     }
 
 
+_CAUTION = re.compile(
+    r"\b(?:not|never|only|must|careful|mistake|wrong|fails?|undefined|exists?|unless|avoid)\b",
+    re.I,
+)
+
+
 def _best_sentence(about: str, hits: Sequence[SearchHit]) -> tuple[str, SearchHit] | None:
-    """The sentence of `hits` sharing most words with `about` (ties: the better-ranked
-    passage, then the earlier sentence); None when no sentence shares one."""
+    """The whole sentence of `hits` that bears most on `about`: its own words, then the
+    words of the section it is under (material says "as x -> inf" under "Limits at
+    Infinity"), a cautionary sentence before a plain one; ties go to the better-ranked
+    passage, then the earlier sentence. None when nothing shares a word."""
     terms = _terms(about)
-    best: tuple[int, str, SearchHit] | None = None
+    best: tuple[float, str, SearchHit] | None = None
     for hit in hits:
+        under = len(terms & _terms(hit.chunk.section))
         for sentence in split_passage(hit.chunk.text).sentences:
-            score = len(terms & _terms(sentence))
-            if score and (best is None or score > best[0]):
+            own = len(terms & _terms(sentence))
+            if not own and not under:
+                continue
+            score = own + 0.5 * under + (0.25 if _CAUTION.search(sentence) else 0.0)
+            if best is None or score > best[0]:
                 best = (score, sentence, hit)
     return (best[1], best[2]) if best else None
 

@@ -28,7 +28,7 @@ from core.generation import MaterialKind, MaterialStore
 from core.lessons import Deck, Profile, check_pdf
 from core.lessons import service as lesson_service
 from core.lessons.checks import read_pages
-from core.lessons.service import LAYOUT_FAILED, NEEDS_MODEL, NO_PAGES_NOTE
+from core.lessons.service import LAYOUT_FAILED, LISTED_ONLY, NEEDS_MODEL, NO_PAGES_NOTE
 from core.lessons.typst_engine import RenderError
 from core.material import SourceFile
 from core.replies import DocumentReply, ErrorReply
@@ -298,6 +298,49 @@ async def test_an_edit_is_a_new_version_and_the_old_one_is_kept(
     # Asking for the lesson again gives the newest version.
     again = await bot.generate_lesson("sample", "derivatives", user="ana", slides="3-6")
     assert again.cached and again.version == 2
+
+
+async def test_a_warning_added_without_a_model_is_a_sentence_not_a_table(
+    settings: Settings,
+) -> None:
+    """With the syllabus ingested, its schedule row on "limits at infinity" was the
+    warning; now it is a whole sentence of the teaching material, cited."""
+    async with open_assembly(settings) as opened:
+        await opened.bot.ingest_files("sample", discover([SAMPLE])[0], by="teacher")
+        await opened.bot.generate_lesson("sample", "limits", user="ana", slides="3-6")
+        sent = await replies(
+            opened.bot, "", "ana", **lesson('edit 2 "add a warning about infinity"')
+        )
+        rows = await MaterialStore(opened.database).list("sample", "ana", kind=MaterialKind.LESSON)
+    [pdf] = documents(sent, "application/pdf")
+    assert "Warning:" in pdf_text(pdf.content)
+    item = Deck.model_validate(rows[0].content["deck"]).slides[1].content[-1]
+    assert item.startswith("Warning: ") and ("infty" in item or "infinity" in item.lower())
+    assert "|" not in item and "Week" not in item and "Homework" not in item
+    assert item.rstrip().endswith((".", "!", "?", "$")), item
+
+
+async def test_a_topic_the_course_only_lists_gets_one_honest_line(settings: Settings) -> None:
+    """The syllabus's schedule names related rates (week 7); no lecture teaches them."""
+    async with open_assembly(settings) as opened:
+        await opened.bot.ingest_files("sample", discover([SAMPLE])[0], by="teacher")
+        [reply] = await replies(opened.bot, "", "ana", **lesson("related rates"))
+    assert isinstance(reply, ErrorReply), reply
+    assert reply.text == LISTED_ONLY.format(topic="related rates")
+
+
+async def test_a_table_of_a_pdf_is_a_table_on_its_slide(assembly: Assembly) -> None:
+    """The lecture PDF's table of basic derivatives: its cells side by side on the slide,
+    not one run of them, nor '| a | b |' rows."""
+    result = await assembly.bot.generate_lesson("sample", "derivatives", user="ana", slides="3-6")
+    [slide] = [s for s in result.deck.slides if s.tables]
+    [table] = slide.tables
+    assert table.header == ["Function f(x)", "Derivative f'(x)"]
+    assert ["$e^x$", "$e^x$"] in table.rows
+    page = read_pages(result.pdf)[result.deck.slides.index(slide)]
+    header = next(line for line in page.lines if "Function" in line.text)
+    assert header.text.startswith("Function f(x)") and "Derivative f'(x)" in header.text
+    assert "|" not in page.all_text()
 
 
 async def test_without_a_model_other_edits_are_refused_in_one_line(assembly: Assembly) -> None:
