@@ -123,7 +123,7 @@ class TopicRetriever(Protocol):
     """What the service needs of `core.retrieval.Retriever`."""
 
     async def retrieve(
-        self, ctx: Context, question: str, k: int = 5, content: ContentKind | None = None
+        self, ctx: Context, question: str, k: int = 5, *, content: ContentKind | None = None
     ) -> list[SearchHit]: ...
 
 

@@ -38,7 +38,8 @@ MARGIN_X_PT = 40.0
 EM_PER_CHAR = 0.62
 FIGURE_GUTTER_PT = 18.0
 SHRINK_STEPS = (1.0, 0.9, 0.8, 0.7, 0.6)
-MAX_FIT_ROUNDS = 8
+MAX_FIT_ROUNDS = 12
+MIN_MATH_SCALE = 0.4
 
 
 class RenderError(RuntimeError):
@@ -78,7 +79,7 @@ TEMPLATE = r"""
 
 #let formula(f, k) = {
   if f.math != none {
-    math.equation(block: true, eval(f.math, mode: "math"))
+    text(size: k * 1em, math.equation(block: true, eval(f.math, mode: "math")))
   } else {
     block(above: 10pt, below: 10pt, text(font: st.mono_font, size: st.small_pt * 1pt,
       [Formula as written:] + linebreak() + f.source.join(linebreak())))
@@ -113,7 +114,7 @@ TEMPLATE = r"""
   let body = {
     set text(size: st.body_pt * k * 1pt)
     if s.items.len() > 0 { list(..s.items.map(item => lines(item))) }
-    for f in s.formulas { formula(f, k) }
+    for f in s.formulas { formula(f, s.math_scale) }
     for t in s.tables { data-table(t) }
     if s.widget != none {
       block(above: 12pt, text(size: st.small_pt * 1pt, fill: rgb(st.muted_color), lines(s.widget)))
@@ -155,11 +156,14 @@ def render_typst(
     slide's position (0-based); a widget value is the file name the slide points to."""
     slides = list(deck.slides)
     scales = [1.0] * len(slides)
+    math_scales = [1.0] * len(slides)
     figs = dict(figures)
     wids = dict(widgets)
     with tempfile.TemporaryDirectory(prefix="coursebot-lesson-") as root:
         for _ in range(MAX_FIT_ROUNDS):
             data = _deck_data(deck.topic, slides, style, scales, figs, wids, marker, Path(root))
+            for entry, math_scale in zip(data["slides"], math_scales, strict=True):
+                entry["math_scale"] = math_scale
             pdf, pages = _compile(data, Path(root))
             if len(pages) == len(slides) and _page_count(pdf) == len(slides):
                 return pdf
@@ -171,10 +175,16 @@ def render_typst(
                 if smaller is not None:
                     scales[index] = smaller
                     continue
+                if _alone(slides[index]) and math_scales[index] > MIN_MATH_SCALE:
+                    # One formula too tall for a page at any text size: only it shrinks
+                    # (formulas are not body text); splitting could not make room.
+                    math_scales[index] = max(math_scales[index] * 0.75, MIN_MATH_SCALE)
+                    continue
                 first, second = _halves(slides[index])
                 log.info("lesson slide split to fit its page", slide=index + 1)
                 slides[index : index + 1] = [first, second]
                 scales[index : index + 1] = [1.0, 1.0]
+                math_scales[index : index + 1] = [math_scales[index]] * 2
                 # The continuation keeps the slide's figure (the visual profile's rule).
                 figs = _shift(figs, index, copy=True)
                 wids = _shift(wids, index)
@@ -222,6 +232,12 @@ def _next_scale(scale: float, style: ProfileStyle) -> float | None:
         if step < scale - 1e-9 and style.body_pt * step >= style.min_body_pt - 1e-9:
             return step
     return None
+
+
+def _alone(slide: Slide) -> bool:
+    """Whether the slide holds at most one point and one formula: halving it cannot help."""
+    rows = sum(len(t.rows) for t in slide.tables)
+    return len(slide.content) <= 1 and len(slide.math) <= 1 and rows <= 1 and bool(slide.math)
 
 
 def _halves(slide: Slide) -> tuple[Slide, Slide]:

@@ -3,16 +3,21 @@ import io
 import shutil
 from pathlib import Path
 
+import pdfplumber
 import pypdfium2 as pdfium
 import pytest
 import typst
 
+from core.index.chunk_index import SearchHit
+from core.index.payload import ChunkRecord
 from core.lessons import (
     Citation,
     Deck,
     Engine,
     Profile,
     Slide,
+    SlideBounds,
+    build_extractive_deck,
     check_pdf,
     render_deck,
     resolve_engine,
@@ -182,3 +187,57 @@ def test_the_pdflatex_path_renders_the_corpus_and_passes_the_profile(
     pages = read_pages(pdf)
     assert "Formula as written" in pages[0].all_text()
     assert check_pdf(pdf, profile) == []
+
+
+def test_a_formula_too_tall_for_any_page_shrinks_alone_at_24_pt() -> None:
+    """The dyslexia profile never shrinks its text below 24 pt, and halving a slide of one
+    formula cannot make room: the formula alone is made smaller (it is not body text)."""
+    rows = r" \\ ".join(f"x_{{{n}}} &= {n} a + b_{{{n}}}" for n in range(14))
+    slide = Slide(
+        title="A long derivation",
+        content=["Each line follows from the one before it."],
+        math=[rf"\begin{{aligned}} {rows} \end{{aligned}}"],
+    )
+    pdf = render_deck(Deck(topic="t", profile=Profile.DYSLEXIA, slides=[slide]))
+    assert len(read_pages(pdf)) == 1
+    assert check_pdf(pdf, Profile.DYSLEXIA) == []
+
+
+def test_latex_from_a_markdown_source_is_typeset_in_an_embedded_math_font() -> None:
+    """cs231n writes `\\\\( … \\\\)` (Markdown's escaped backslash), d2l `$…$` and `$$…$$`:
+    each formula is typeset, read back from the PDF as math glyphs in the embedded math
+    font, and no LaTeX source is left in the text."""
+    text = (
+        "The score function is \\\\( f(x_i, W) = W x_i \\\\), a matrix product. "
+        "The softmax gives $\\hat{y}_i = \\frac{\\exp(o_i)}{\\sum_j \\exp(o_j)}$ for each "
+        "class.\n\n"
+        "$$L = \\frac{1}{N} \\sum_{i=1}^{N} L_i + \\lambda \\sum_k \\sum_l W_{k,l}^2$$"
+    )
+    hit = SearchHit(
+        chunk=ChunkRecord(
+            id="c1", course_id="c", document_id="d", file_name="linear-classify.md", text=text,
+            page=None, section="Loss", kind="lecture", visibility="public", owner_id=None,
+            chunk_index=0,
+        ),
+        score=1.0,
+    )  # fmt: skip
+    deck = build_extractive_deck("softmax loss", [hit], bounds=SlideBounds(1, 2))
+    pdf = render_deck(deck)
+    with pdfplumber.open(io.BytesIO(pdf)) as document:
+        page = document.pages[0]
+        math = [c for c in page.chars if "Math" in c["fontname"]]
+        words = page.extract_text()
+        fonts = {str(font.get("BaseFont", "")) for font in _fonts(document)}
+    assert any("NewCMMath" in name for name in fonts), fonts  # embedded, as pdffonts lists it
+    printed = "".join(c["text"] for c in math)
+    # The score function inline, the softmax's fraction and the display formula's sums.
+    assert "𝑓(𝑥𝑖,𝑊)=𝑊𝑥𝑖" in printed and "∑" in printed and "𝜆" in printed, printed
+    assert "\\frac" not in words and "\\(" not in words and "$" not in words
+
+
+def _fonts(document: pdfplumber.PDF) -> list[dict[str, object]]:
+    """The font dictionaries of the first page's resources, resolved."""
+    from pdfminer.pdftypes import resolve1
+
+    resources = resolve1(document.pages[0].page_obj.resources)
+    return [resolve1(font) for font in resolve1(resources.get("Font", {})).values()]
