@@ -2,18 +2,25 @@
 model-written) runs its items through these, and drops or re-asks what fails.
 
 Each check returns a list of `Problem`s (empty: the item passes). An ERROR makes the item
-unusable; a WARNING (a negative stem) is kept on the item as a flag for review."""
+unusable; a WARNING (a negative stem) is kept on the item as a flag for review.
+
+Beside the shape of an item (`item_problems`, `card_problems`, `set_problems`), what a
+teacher would keep (`key_problems`, `course_problems`): a key that is a whole term, value or
+formula, never a sentence fragment, a section name or an id; options that are no section
+names; on a subject, stems and keys about the subject rather than the course's running; and
+citations of the course's own files only (`CourseScope`)."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 
+from core.content_kind import ContentKind, classify
 from core.errors import BadInputError
-from core.study.models import OPTIONS_PER_QUESTION, Flashcard, QuizItem
+from core.study.models import OPTIONS_PER_QUESTION, Flashcard, QuizItem, Source
 
 # Chat platforms cap these (a poll's question and options, a button's label); shorter
 # options also read better.
@@ -46,6 +53,14 @@ class Rule(StrEnum):
     NEGATIVE_STEM = "negative_stem"
     LONGEST_CORRECT = "correct_is_longest"
     TOO_FEW = "too_few"
+    UNRENDERABLE = "unrenderable"
+    FRAGMENT = "sentence_fragment"
+    SECTION_NAME = "section_name"
+    ID_KEY = "id_key"
+    LOGISTICS = "logistics_on_a_subject"
+    FOREIGN_SOURCE = "foreign_source"
+    NOT_TEACHING = "not_teaching_source"
+    REPEATED_OPTION = "repeated_option"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +143,9 @@ def item_problems(question: str, options: Sequence[str], correct: int) -> list[P
             )
         )
     for number, option in enumerate(options, 1):
+        if "\n" in option or "\r" in option:
+            # A poll option or a button's line holds one line: the rest would not show.
+            problems.append(Problem(Rule.UNRENDERABLE, f"option {number} spans several lines"))
         if not option.strip():
             problems.append(Problem(Rule.EMPTY, f"option {number} is empty"))
         elif len(option) > MAX_OPTION_CHARS:
@@ -196,6 +214,155 @@ def card_problems(front: str, back: str) -> list[Problem]:
     return problems
 
 
+# --- what a teacher keeps -------------------------------------------------------------------
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Words a whole term, value or formula does not end on: a key ending so was cut from its
+# sentence ("Students will", "the limit of").
+_DANGLING = _word_set(
+    "a an the of to in on at by for from with into onto and or but nor that which who whose "
+    "as than is are was were be been being has have had will can may must should would could "
+    "shall do does did not its their his her our your this these those if when while where "
+    "because since so then"
+)
+# Words a whole term does not start on: a key starting so is the tail of a sentence.
+_LEADING = _word_set("and or but nor of to than that which who whose because so then")
+# A code or an id: "CLO1", "PLO12", "LO2", "DBI202", "CQ1_HCM", "K19-K20".
+_ID = re.compile(
+    r"^(?:C?LO\d+|PLO\d+|[A-Z]{2,}\d{2,}[a-z]?|[A-Z]{2,}\d+[_.][\w.]+|K\d{2}(?:-K\d{2})?)$"
+)
+_BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"))
+
+
+def key_problems(answer: str) -> list[Problem]:
+    """A key must be a whole term, value or formula: not cut from a sentence (dangling
+    first or last word, unbalanced brackets or quotes, a clause's comma), not an id."""
+    problems: list[Problem] = []
+    text = answer.strip()
+    found = words(text)
+    if not found:
+        return problems
+    if _ID.match(text.replace(" ", "")):
+        problems.append(Problem(Rule.ID_KEY, f"the key '{text}' is an id, not something to learn"))
+    cut = (
+        found[-1] in _DANGLING
+        or (found[0] in _LEADING and len(found) > 1)
+        or any(text.count(a) != text.count(b) for a, b in _BRACKETS)
+        or text.count('"') % 2 == 1
+        or text.endswith((",", ":", ";", "-"))
+    )
+    if cut:
+        problems.append(
+            Problem(
+                Rule.FRAGMENT, f"the key '{text}' is a fragment of a sentence, not a whole term"
+            )
+        )
+    return problems
+
+
+@dataclass(frozen=True, slots=True)
+class CourseScope:
+    """What a set is checked against: the documents of the asker's course it may cite, the
+    section names of its material (no option is one), which of its chunks teach, and whether
+    the set is on a subject (teaching only) or about the course itself."""
+
+    documents: frozenset[str] = frozenset()
+    sections: frozenset[str] = frozenset()
+    teaching_chunks: frozenset[str] = frozenset()
+    subject: bool = True
+    # Chunk ids known to be logistics (the rest are unknown, not wrong).
+    logistics_chunks: frozenset[str] = field(default_factory=frozenset)
+    # The terms the course defines (normalised): "Dropout" titles its section and is a term.
+    terms: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(
+        cls, chunks: Collection[object], *, subject: bool = True, terms: Collection[str] = ()
+    ) -> CourseScope:
+        """From the chunks the set was made of (`ChunkRecord`s or `SearchHit`s)."""
+        records = [getattr(c, "chunk", c) for c in chunks]
+        return cls(
+            documents=frozenset(getattr(r, "document_id", "") for r in records),
+            sections=frozenset(
+                normalise(part)
+                for r in records
+                for part in re.split(r"\s*>\s*", getattr(r, "section", "") or "")
+                if part
+            ),
+            teaching_chunks=frozenset(
+                getattr(r, "id", "")
+                for r in records
+                if getattr(r, "content", None) is ContentKind.TEACHING
+            ),
+            logistics_chunks=frozenset(
+                getattr(r, "id", "")
+                for r in records
+                if getattr(r, "content", None) is ContentKind.LOGISTICS
+            ),
+            subject=subject,
+            terms=frozenset(normalise(term) for term in terms),
+        )
+
+
+def course_problems(
+    question: str, options: Sequence[str], correct: int, source: Source | None, scope: CourseScope
+) -> list[Problem]:
+    """What a teacher would strike from a question (a card is a question with its back as
+    the one option): a key cut from a sentence or an id, a section name among the options,
+    on a subject a stem or key about the course's running or a source that is no teaching
+    chunk, and a citation outside the course."""
+    problems: list[Problem] = []
+    if 0 <= correct < len(options):
+        problems.extend(key_problems(options[correct]))
+    for number, option in enumerate(options, 1):
+        if normalise(option) in scope.sections and normalise(option) not in scope.terms:
+            problems.append(
+                Problem(Rule.SECTION_NAME, f"option {number} '{option}' is a section's name")
+            )
+    if scope.subject:
+        key = options[correct] if 0 <= correct < len(options) else ""
+        if classify(f"{question} {key}") is ContentKind.LOGISTICS:
+            problems.append(
+                Problem(
+                    Rule.LOGISTICS, "the question asks about the course's running, not its subject"
+                )
+            )
+        if source is not None and source.chunk_id and source.chunk_id not in scope.teaching_chunks:
+            problems.append(Problem(Rule.NOT_TEACHING, "the question cites no teaching material"))
+    if source is not None and scope.documents and source.document_id not in scope.documents:
+        problems.append(
+            Problem(Rule.FOREIGN_SOURCE, f"the question cites {source.file}, not this course's")
+        )
+    return problems
+
+
+# Each wrong option at most this often in one quiz: the same few "generic" options on every
+# question teach nothing and give the answer away by elimination. (A table column's rows
+# may serve each other's questions: a five-row grade table asks each weight once.)
+MAX_OPTION_REUSE = 3
+MAX_OPTION_APPEARANCES = 5
+
+
+def repeated_options(items: Sequence[QuizItem]) -> list[Problem]:
+    """Options that recur across a quiz more than MAX_OPTION_REUSE times."""
+    counts: dict[str, int] = {}
+    shown: dict[str, str] = {}
+    for item in items:
+        for option in item.options:
+            key = normalise(option)
+            counts[key] = counts.get(key, 0) + 1
+            shown.setdefault(key, option)
+    return [
+        Problem(Rule.REPEATED_OPTION, f"'{shown[key]}' is an option in {n} questions")
+        for key, n in counts.items()
+        if n > MAX_OPTION_APPEARANCES
+    ]
+
+
 # --- a whole set -------------------------------------------------------------------------------
 
 
@@ -219,7 +386,7 @@ def set_problems(items: Sequence[QuizItem]) -> list[Problem]:
             Rule.LONGEST_CORRECT,
             f"the correct option is the longest in {longest} of {len(items)} questions; "
             "make wrong options as long as right ones",
-        )
+        ),
     ]
 
 
