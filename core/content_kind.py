@@ -53,7 +53,7 @@ _LOGISTICS_WORDS = _words(
     r"letter grades?",
     r"midterms?",
     r"final exam(?:ination)?s?",
-    r"exam(?:s|inations?)",
+    r"exam(?:s|inations?)?",
     r"quizz(?:es)",
     r"homeworks?",
     r"participation",
@@ -235,6 +235,21 @@ _OUTCOME_ITEM = re.compile(
     r"summari[sz]e|list|define|classify|create|perform|practice|critically)\b",
     re.IGNORECASE | re.MULTILINE,
 )
+
+
+# A topic that names the course's running rather than its subject ("grading", "exams",
+# "office hours", "the course"): a study set on it is about the course itself.
+_COURSE_TOPIC = _words(
+    r"course", r"syllabus", r"class policies", r"class rules", r"weeks?", r"dates?", r"deadlines?"
+)
+
+
+def topic_kind(topic: str) -> ContentKind:
+    """LOGISTICS for a topic about the course itself ("grading", "late assignments", "the
+    course"), TEACHING for a subject ("stacks and queues", "softmax regression")."""
+    if _COURSE_TOPIC.search(topic) or _LOGISTICS_WORDS.search(topic):
+        return ContentKind.LOGISTICS
+    return ContentKind.TEACHING
 
 
 def classify(text: str, section: str = "") -> ContentKind:

@@ -14,11 +14,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from core.content_kind import ContentKind, topic_kind
 from core.index import ChunkRecord, SearchHit, SparseEncoder
 from core.replies import section_levels
 from core.retrieval import GENERAL_KIND
 from core.study import checks
-from core.study.checks import CountRange, normalise
+from core.study.checks import CountRange, CourseScope, normalise
 from core.study.facts import Fact, FactKind, facts_in, leaf_section
 from core.study.models import (
     OPTIONS_PER_QUESTION,
@@ -52,9 +53,39 @@ def _chunk(material: Material) -> ChunkRecord:
     return material.chunk if isinstance(material, SearchHit) else material
 
 
-def collect_facts(material: Iterable[Material]) -> list[Fact]:
+def glossary(material: Iterable[Material]) -> list[str]:
+    """The course's own terms in `material`: those it defines (in words, or by naming a term
+    set in emphasis), longest first (a sentence naming "softmax regression" blanks that,
+    not "softmax")."""
+    terms: dict[str, str] = {}
+    for item in material:
+        chunk = _chunk(item)
+        found = [f.term for f in facts_in(chunk) if f.kind is FactKind.DEFINITION]
+        title = leaf_section(chunk.section)
+        if chunk.content is ContentKind.TEACHING and _TERM_TITLE.match(title):
+            found.append(title)  # "Dropout", "Weight Decay": a teaching section names a term
+        for term in found:
+            if len(term.split()) <= MAX_GLOSSARY_WORDS and not checks.key_problems(term):
+                terms.setdefault(normalise(term), term)
+    return sorted(terms.values(), key=lambda term: (-len(term), term.casefold()))
+
+
+MAX_GLOSSARY_WORDS = 4
+MAX_CLOZE_CARDS_PER_TERM = 2
+# A section title that is a term: one to three words, none saying what the section does.
+_TERM_TITLE = re.compile(
+    r"^(?!.*\b(?:implementation|scratch|concise|practice|exercises?|summary|discussion|"
+    r"defining|model|training|example|examples|introduction|overview|notes?|references?|"
+    r"reading|further|additional|setup|data|results?|code|appendix|case|studies|the|a|an|in|"
+    r"of|and|to|for|with|from|on)\b)[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,2}$",
+    re.IGNORECASE,
+)
+
+
+def collect_facts(material: Iterable[Material], terms: Sequence[str] = ()) -> list[Fact]:
     """The facts of every chunk, each once (overlapping chunks repeat sentences), taken in
-    turns from each chunk in the given order so one long table does not crowd out the rest."""
+    turns from each chunk in the given order so one long table does not crowd out the rest;
+    with `terms` (the course's glossary), sentences naming them as cloze facts too."""
     per_chunk: list[list[Fact]] = []
     seen_chunks: set[str] = set()
     for item in material:
@@ -62,7 +93,7 @@ def collect_facts(material: Iterable[Material]) -> list[Fact]:
         if chunk.id in seen_chunks:
             continue
         seen_chunks.add(chunk.id)
-        per_chunk.append(facts_in(chunk))
+        per_chunk.append(facts_in(chunk, terms))
     ordered: list[Fact] = []
     seen: set[tuple[str, str, str]] = set()
     for turn in range(max((len(facts) for facts in per_chunk), default=0)):
@@ -91,25 +122,48 @@ def skill_of(chunk: ChunkRecord, topic: str) -> str:
 
 
 def card_for(fact: Fact, topic: str) -> Flashcard:
+    back = fact.answer
     if fact.kind is FactKind.FORMULA:
         front = f"{fact.term} = ?"
     elif fact.kind is FactKind.TABLE:
         front = _table_cue(fact)
+    elif fact.kind is FactKind.CLOZE:
+        front, back = f"Complete: “{_blank(fact.answer, fact.term)}”", fact.term
     else:
         front = fact.term
     return Flashcard(
         front=front,
-        back=fact.answer,
+        back=back,
         source=Source.from_chunk(fact.chunk),
         skill=skill_of(fact.chunk, topic),
     )
 
 
-def build_flashcards(topic: str, material: Sequence[Material], wanted: CountRange) -> FlashcardSet:
+def build_flashcards(
+    topic: str, material: Sequence[Material], wanted: CountRange, *, subject: bool | None = None
+) -> FlashcardSet:
+    """Cards on the facts of `material`; on a subject (`subject`; None: as the topic reads,
+    `core.content_kind.topic_kind`), only those a teacher would keep of a subject
+    (`checks.course_problems`)."""
+    subject = _on_a_subject(topic, subject)
+    terms = glossary(material) if subject else []
+    scope = CourseScope.of(material, subject=subject, terms=terms)
     cards = []
-    for fact in collect_facts(material):
+    backs: dict[str, int] = {}
+    for fact in _definitions_first(collect_facts(material, terms)):
+        if subject and fact.kind is FactKind.KEY_TERM:
+            continue  # a section's name and its first sentence: seldom a definition
+        if fact.kind is FactKind.CLOZE:
+            # Eleven cards all answered "Softmax classifier" are one card.
+            if backs.get(normalise(fact.term), 0) >= MAX_CLOZE_CARDS_PER_TERM:
+                continue
+            backs[normalise(fact.term)] = backs.get(normalise(fact.term), 0) + 1
         card = card_for(fact, topic)
-        if not checks.errors(checks.card_problems(card.front, card.back)):
+        problems = [
+            *checks.card_problems(card.front, card.back),
+            *checks.course_problems(card.front, [card.back], 0, card.source, scope),
+        ]
+        if not checks.errors(problems):
             cards.append(card)
     cards = checks.dedupe_cards(cards)[: wanted.maximum]
     return FlashcardSet(
@@ -117,6 +171,29 @@ def build_flashcards(topic: str, material: Sequence[Material], wanted: CountRang
         cards=tuple(cards),
         reason=checks.shortfall_reason(topic, len(cards), wanted, "cards"),
     )
+
+
+def _on_a_subject(topic: str, subject: bool | None) -> bool:
+    return topic_kind(topic) is ContentKind.TEACHING if subject is None else subject
+
+
+def _definitions_first(facts: list[Fact]) -> list[Fact]:
+    """Definitions, formulas and table rows before cloze sentences (stable otherwise): a set
+    cut to its maximum keeps what the material states as a fact."""
+    return sorted(facts, key=lambda fact: fact.kind is FactKind.CLOZE)
+
+
+def _tables_first(facts: list[Fact], topic: str) -> list[Fact]:
+    """Table rows naming the topic's words first ("grading": the grade-weight table, not
+    the course's contact table), then other table rows, then the rest."""
+    terms = SparseEncoder()
+    wanted = set(terms.terms(topic))
+
+    def rank(fact: Fact) -> tuple[bool, bool]:
+        said = set(terms.terms(f"{fact.chunk.section} {fact.sentence}"))
+        return fact.kind is not FactKind.TABLE, not wanted & said
+
+    return sorted(facts, key=rank)
 
 
 # --- quizzes ---------------------------------------------------------------------------------
@@ -137,6 +214,10 @@ def _cloze(fact: Fact) -> _Cloze | None:
     if fact.kind is FactKind.TABLE:
         return _Cloze(_table_question(fact), fact.answer, fact.group, "answer")
     described = _blank(fact.answer, fact.term)
+    if fact.kind is FactKind.CLOZE:
+        return _Cloze(
+            f"Which term completes the sentence: “{described}”?", fact.term, fact.group, "term"
+        )
     if fact.kind is FactKind.KEY_TERM:
         question = f"Which topic does this describe: “{described}”?"
     else:
@@ -166,23 +247,42 @@ def _side(fact: Fact, answer_of: str) -> str:
     return fact.term if answer_of == "term" else fact.answer
 
 
-def _distractors(fact: Fact, cloze: _Cloze, pool: Sequence[Fact]) -> list[str] | None:
+def _distractors(
+    fact: Fact,
+    cloze: _Cloze,
+    pool: Sequence[Fact],
+    used: dict[str, int] | None = None,
+    terms: Sequence[str] = (),
+) -> list[str] | None:
     """Three wrong options of the same kind, near the right one's length (one at least as
-    long where the pool allows, so length does not give the answer away)."""
+    long where the pool allows, so length does not give the answer away), none used as a
+    wrong option `checks.MAX_OPTION_REUSE` times already in the quiz (`used`)."""
+    used = {} if used is None else used
     taken = {normalise(cloze.answer)}
     other_side = "answer" if cloze.answer_of == "term" else "term"
     own = normalise(_side(fact, other_side))
     candidates: list[str] = []
-    for other in pool:
-        if other.group != cloze.group or other is fact:
+    # A term's wrong options are the course's other terms (`terms`, its glossary) too.
+    glossary = [(None, term) for term in terms] if cloze.answer_of == "term" else []
+    others = [
+        (other, _side(other, cloze.answer_of)) for other in pool if other.group == cloze.group
+    ]
+    for other, option in [*others, *glossary]:
+        if other is fact:
             continue
-        option = _side(other, cloze.answer_of)
         key = normalise(option)
         # The same cue or the same description would make this option right as well.
-        if key in taken or normalise(_side(other, other_side)) == own:
+        if key in taken or (other is not None and normalise(_side(other, other_side)) == own):
             continue
         if len(option) > checks.MAX_OPTION_CHARS or checks.answer_in(option, cloze.question):
             continue
+        # A table column's rows are its own options (a grade table has four weights); any
+        # other option serves at most MAX_OPTION_REUSE questions.
+        reused = (
+            not cloze.group.startswith("table:") and used.get(key, 0) >= checks.MAX_OPTION_REUSE
+        )
+        if reused or checks.key_problems(option):
+            continue  # a cut sentence or an id is as poor a wrong option as a key
         taken.add(key)
         candidates.append(option)
     if len(candidates) < OPTIONS_PER_QUESTION - 1:
@@ -212,21 +312,38 @@ def _explanation(fact: Fact, source: Source) -> str:
     return f"{said} ({label})"
 
 
-def item_for(fact: Fact, pool: Sequence[Fact], topic: str) -> QuizItem | None:
+def item_for(
+    fact: Fact,
+    pool: Sequence[Fact],
+    topic: str,
+    scope: CourseScope | None = None,
+    used: dict[str, int] | None = None,
+    terms: Sequence[str] = (),
+) -> QuizItem | None:
     """A cloze question on `fact`, or None when the pool has too few distractors of its
-    kind or the question fails a check (warnings included: a generated stem can be better)."""
+    kind or the question fails a check (warnings included: a generated stem can be better).
+    `used` counts each option's appearances in the quiz so far, and is updated."""
     cloze = _cloze(fact)
     if cloze is None:
         return None
-    wrong = _distractors(fact, cloze, pool)
+    used = {} if used is None else used
+    if used.get(normalise(cloze.answer), 0) >= checks.MAX_OPTION_APPEARANCES:
+        return None  # this key has been an option often enough in the quiz
+    wrong = _distractors(fact, cloze, pool, used, terms)
     if wrong is None:
         return None
     position = _position(cloze.question)
     options = [*wrong]
     options.insert(position, cloze.answer)
+    source = Source.from_chunk(fact.chunk)
     if checks.item_problems(cloze.question, options, position):
         return None
-    source = Source.from_chunk(fact.chunk)
+    if scope is not None and checks.course_problems(
+        cloze.question, options, position, source, scope
+    ):
+        return None
+    for option in options:
+        used[normalise(option)] = used.get(normalise(option), 0) + 1
     return QuizItem(
         question=cloze.question,
         options=(options[0], options[1], options[2], options[3]),
@@ -243,12 +360,28 @@ def build_quiz(
     wanted: CountRange,
     *,
     pool: Sequence[Material] = (),
+    subject: bool | None = None,
 ) -> Quiz:
     """Questions on the facts of `material`; distractors come from those facts and from
-    `pool` (more chunks of the same course, for a wider choice of the same kind)."""
-    facts = collect_facts(material)
+    `pool` (more chunks of the same course, for a wider choice of the same kind); on a
+    subject (`subject`), only what a teacher would keep of a subject
+    (`checks.course_problems`); `subject` None: as the topic reads."""
+    subject = _on_a_subject(topic, subject)
+    terms = glossary([*material, *pool]) if subject else []
+    facts = collect_facts(material, terms)
+    # A quiz about the course asks about its tables on the topic (grade weights, dates) first.
+    facts = _definitions_first(facts) if subject else _tables_first(facts, topic)
     candidates = facts + [f for f in collect_facts([*material, *pool]) if f not in facts]
-    items = [item for fact in facts if (item := item_for(fact, candidates, topic)) is not None]
+    scope = CourseScope.of([*material, *pool], subject=subject, terms=terms)
+    used: dict[str, int] = {}
+    # On a subject a section's name is no key: "Which topic does this describe" asked for
+    # headings ("Weekly Schedule", "Exercises"), not for what the material teaches.
+    asked = [f for f in facts if not (subject and f.kind is FactKind.KEY_TERM)]
+    items = [
+        item
+        for fact in asked
+        if (item := item_for(fact, candidates, topic, scope, used, terms)) is not None
+    ]
     items = checks.rebalance_longest(checks.dedupe_items(items))[: wanted.maximum]
     return Quiz(
         topic=topic,
@@ -301,6 +434,9 @@ def build_mindmap(
         known = {normalise(label) for label, _ in node.leaves} | {normalise(node.label)}
         for fact in facts_in(chunk):
             label = _leaf_label(fact)
+            formula = fact.kind is FactKind.FORMULA
+            if checks.key_problems(fact.term) or (formula and checks.key_problems(fact.answer)):
+                continue  # a cut formula ("[2.71") or an id is no leaf to learn
             if normalise(label) not in known and len(node.leaves) < MAX_LEAVES_PER_SECTION:
                 known.add(normalise(label))
                 node.leaves.append((label, Source.from_chunk(chunk)))

@@ -16,6 +16,7 @@ from core.index.chunk_index import GUIDED_EXERCISE_KIND
 from core.replies import SECTION_SEPARATOR
 from core.retrieval import GENERAL_KIND
 from core.study.checks import normalise
+from core.study.readable_math import readable
 from core.text import names_a_file, split_sentences
 
 
@@ -24,6 +25,8 @@ class FactKind(StrEnum):
     FORMULA = "formula"
     TABLE = "table"
     KEY_TERM = "key_term"
+    # A sentence of the material naming one of the course's terms: the term is its blank.
+    CLOZE = "cloze"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,8 @@ _GENERIC_LABEL_WORDS = _word_set(
     "warning practice answer answers solution solutions problem problems next reading "
     "simplify substitute here then so fact facts special see source figure table question "
     "questions combine use recall compare try find compute write evaluate differentiate "
-    "give factor expand apply"
+    "give factor expand apply summary aside below above idea foreshadowing normally update "
+    "caveat intuition input output learning evaluation overview motivation"
 )
 _PRONOUNS = _word_set(
     "it this that these those they there he she we you i which what who each both all "
@@ -107,22 +111,45 @@ def is_formula(text: str) -> bool:
     text = text.strip("` ")
     if not text or not _MATH_CHARS.search(text):
         return False
+    # LaTeX's commands (\\frac, \\mathbf, \\operatorname{softmax}) are math, not prose.
+    text = _LATEX_COMMAND.sub(" ", text)
     return all(w.lower() in _MATH_WORDS for w in _LONG_WORD.findall(text))
 
 
-def facts_in(chunk: ChunkRecord) -> list[Fact]:
-    """The chunk's facts in reading order, at most one per sentence. A guided exercise's
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+(?:\{[A-Za-z]+\})?")
+
+
+def facts_in(chunk: ChunkRecord, glossary: Sequence[str] = ()) -> list[Fact]:
+    """The chunk's facts in reading order, at most one per sentence; with a `glossary` (the
+    course's terms), sentences naming one of them are cloze facts too. A guided exercise's
     chunk gives none: its text is a statement to solve, and quizzing it gives answers away."""
     found: list[Fact] = []
     if chunk.kind == GUIDED_EXERCISE_KIND:
         return found
     used: set[str] = set()
     lines = _Lines(chunk.text)
-    for sentence in lines.sentences:
-        fact = _definition(sentence, chunk) or _formula(sentence, chunk)
+    for raw in lines.sentences:
+        sentence = plain(raw)
+        if _CODE_LINE.search(raw) or "](" in sentence or _REFERENCE.search(raw):
+            continue  # code, or a figure's broken link, is no sentence to learn from
+        fact = (
+            _emphasised(raw, sentence, chunk)
+            or _definition(sentence, chunk)
+            or _formula(sentence, chunk)
+        )
         if fact is not None and normalise(fact.sentence) not in used:
             used.add(normalise(fact.sentence))
             found.append(fact)
+    clozes = 0
+    for raw in lines.sentences if glossary else ():
+        sentence = plain(raw)
+        if clozes >= MAX_CLOZES_PER_CHUNK or normalise(sentence) in used:
+            continue
+        fact = _cloze_fact(raw, sentence, glossary, chunk)
+        if fact is not None:
+            used.add(normalise(sentence))
+            found.append(fact)
+            clozes += 1
     for table in lines.tables:
         found.extend(_table_facts(table, chunk))
     key_term = _key_term(lines.sentences, chunk)
@@ -132,6 +159,30 @@ def facts_in(chunk: ChunkRecord) -> list[Fact]:
 
 
 # --- reading the text -----------------------------------------------------------------------
+
+# Sentences of code (d2l's `#@tab` cells, Python in a Markdown file), or of markup only.
+_CODE_LINE = re.compile(
+    r"\bdef \w+\(|\breturn\b|\bself\.|^\s*(?:import|from)\s\w|\b(?:np|torch|tf|jnp|nn|d2l)\.\w"
+    r"|%%tab|#@|\w+\[[^\]]*\]\s*=|==|!=|\blambda\b|</?\w+[^>]*>"
+)
+_MARKUP = (
+    (re.compile(r":(?:cite|label|eqref|numref|ref|width):`?[^\s`]*`?"), ""),
+    (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # a link: its text
+    (re.compile(r"\(\*\*|\*\*\)"), ""),  # d2l's "(**highlight**)"
+    (re.compile(r"\*{1,2}([^*\n]+?)\*{1,2}"), r"\1"),  # emphasis
+    (re.compile(r"\s+"), " "),
+)
+
+
+# A cross-reference ("In :numref:`sec_linear` we ...") leaves a hole once removed.
+_REFERENCE = re.compile(r":(?:numref|ref|eqref):")
+
+
+def plain(text: str) -> str:
+    """A sentence without Markdown markup: emphasis, links, d2l's labels and citations."""
+    for pattern, replacement in _MARKUP:
+        text = pattern.sub(replacement, text)
+    return text.strip()
 
 
 class _Lines:
@@ -188,6 +239,11 @@ def _definition(sentence: str, chunk: ChunkRecord) -> Fact | None:
         label, rest = _clean(labelled["label"]), _clean(labelled["rest"])
         if _generic_label(label):
             return None  # "Example: d/dx ..." is left for the formula reader
+        opener = rest.split()[0].lower().strip(",.")
+        if opener in _PRONOUNS or opener in _POSSESSIVES or opener in _CONNECTIVES:
+            return None  # "Input: Our input consists of ..." describes, it does not define
+        if len(_words(rest)) < 4 and not is_formula(rest):
+            return None  # "Practical issues: Numeric stability" is a heading, not a definition
         if _good_term(label) and 1 <= len(rest) <= MAX_ANSWER_CHARS and not rest.endswith(":"):
             return _make_definition(label, rest, sentence, chunk)
         return None
@@ -199,15 +255,14 @@ def _definition(sentence: str, chunk: ChunkRecord) -> Fact | None:
     rest = _QUALIFIER_CUT.split(rest, maxsplit=1)[0].strip(" .,;")
     if not _good_term(term) or not rest or len(rest) > MAX_ANSWER_CHARS:
         return None
+    if len(_words(rest)) < 4 and not is_formula(rest):
+        return None  # "RMSprop is a very effective": a remark cut short, not a definition
     if rest.lower().startswith(("not ", "no ", "never ")):
         return None  # "X is NOT Y" defines nothing
     if verb in ("is", "are"):
-        # Only "is a/an/the ...", "is <formula>" or a plural's "are <several words>" define.
-        defines = (
-            _ARTICLE.match(rest)
-            or is_formula(rest)
-            or (verb == "are" and len(_words(rest)) >= 3 and not _ADJECTIVE_START.match(rest))
-        )
+        # Only "is a/an/the ..." or "is <formula>" define ("are in charge of", "are
+        # currently the state of the art" describe).
+        defines = _ARTICLE.match(rest) or is_formula(rest)
         if not defines:
             return None
     return _make_definition(term, rest, sentence, chunk)
@@ -258,13 +313,114 @@ def _generic_label(label: str) -> bool:
 
 
 def _good_term(term: str) -> bool:
-    """A name: one to six words, starting with a letter, mostly words, not a pronoun."""
+    """A name: one to six words, starting with a letter, mostly words; no pronoun, no
+    connective first ("Now we", "For vectors, this is straightforward" are sentence
+    fragments), no code or markup."""
     parts = _words(term)
     if not 1 <= len(parts) <= MAX_TERM_WORDS or not term[0].isalpha():
         return False
-    if parts[0].lower() in _PRONOUNS or "=" in term:
+    lowered = [p.lower().strip(".,") for p in parts]
+    if any(word in _PRONOUNS for word in lowered) or lowered[0] in _CONNECTIVES:
+        return False
+    if _NOT_IN_TERMS.search(term) or lowered[-1] in _DANGLING_LAST:
         return False
     return bool(re.search(r"[A-Za-z]{3,}", term)) and not is_formula(term)
+
+
+# Words that open a clause, not a name.
+_CONNECTIVES = _word_set(
+    "now however because for thus even after to note at recall actually consequently in on "
+    "so then also here when if while since although though as hence therefore instead another "
+    "moreover furthermore finally first second again still yet but and or def return import "
+    "class from let suppose below above tldr assume given like unlike just only most many "
+    "much more less "
+    "other such every any no not why how where whether once indeed clearly obviously"
+)
+_POSSESSIVES = _word_set("our your their its my his her")
+# ("a" may end a term: "Tangent line at a".)
+_DANGLING_LAST = _word_set("of to in on at by for from with and or the an that than as")
+_NOT_IN_TERMS = re.compile(r"[,()*$\\\[\]`=_{}<>|#%:;]")
+
+
+# --- terms set in emphasis -------------------------------------------------------------------
+
+_EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}([A-Za-z][^*\n]{1,50}?)\*{1,2}(?![\w*])")
+# A sentence that names what its emphasised term is: "... is called a *label*", "the
+# *cross-entropy* ... is defined as", "*dropout* ... drops out neurons".
+_DEFINING = re.compile(
+    r"\b(?:is called|are called|also called|(?:also )?known as|referred to as|we call|called|"
+    r"termed|dubbed|is defined as|are defined as|refers to|denotes|is an?|are|is the|means)\b",
+    re.IGNORECASE,
+)
+MIN_SENTENCE_WORDS = 6
+MAX_SENTENCE_WORDS = 45
+MAX_CLOZES_PER_CHUNK = 3
+
+
+_NAMING = re.compile(
+    r"\b(?:is called|are called|also called|(?:also )?known as|referred to as|we call|called|"
+    r"termed|dubbed|the term)\s+(?:an?\s+|the\s+)?$",
+    re.IGNORECASE,
+)
+# The term opens the sentence ("The *cross-entropy* between ... is defined as").
+_OPENING = re.compile(r"^(?:(?:the|a|an|in|this|these)\s+)?$", re.IGNORECASE)
+
+
+def _emphasised(raw: str, sentence: str, chunk: ChunkRecord) -> Fact | None:
+    """A term the material sets in emphasis where the sentence names it ("... is called a
+    *label*") or opens with it and says what it is ("*Dropout* is ..."): the term, and the
+    sentence as its definition."""
+    if not _DEFINING.search(sentence) or not _sentence_sized(sentence):
+        return None
+    for match in _EMPHASIS.finditer(raw):
+        term = _clean(match[1])
+        if not _good_term(term) or _modifier(term) or len(_words(term)) > 4:
+            continue
+        before = plain(raw[: match.start()])
+        named = _NAMING.search(before + " ") or _NAMING.search(before)
+        opens = _OPENING.match(before) and _DEFINING.search(raw[match.end() :])
+        if named or opens:
+            return Fact(
+                FactKind.DEFINITION, term, sentence, sentence, "definition:text:content", chunk
+            )
+    return None
+
+
+def emphasised_terms(text: str) -> list[str]:
+    """The terms a text sets in emphasis that could be a card's front."""
+    return [
+        term
+        for match in _EMPHASIS.finditer(text)
+        if _good_term(term := _clean(match[1])) and not _modifier(term)
+    ]
+
+
+def _modifier(term: str) -> bool:
+    """A single lowercase word that qualifies or acts ("unbiased", "debiases",
+    "analytically"): set in emphasis for stress, not a term to learn."""
+    return " " not in term and term.islower() and term.endswith(("ed", "ly", "es"))
+
+
+def _sentence_sized(sentence: str) -> bool:
+    count = len(_words(sentence))
+    return MIN_SENTENCE_WORDS <= count <= MAX_SENTENCE_WORDS and len(sentence) <= MAX_ANSWER_CHARS
+
+
+def _cloze_fact(
+    raw: str, sentence: str, glossary: Sequence[str], chunk: ChunkRecord
+) -> Fact | None:
+    """A sentence naming one of the course's terms (whole words), the term its blank; not
+    one that is mostly math or a question."""
+    if _CODE_LINE.search(raw) or _REFERENCE.search(raw) or sentence.endswith("?"):
+        return None
+    if not _sentence_sized(sentence):
+        return None
+    if "$" in sentence or "\\(" in sentence or sentence.count("\\") > 1 or "](" in raw:
+        return None
+    for term in glossary:
+        if re.search(rf"\b{re.escape(term)}\b", sentence, re.IGNORECASE):
+            return Fact(FactKind.CLOZE, term, sentence, sentence, "definition:text:content", chunk)
+    return None
 
 
 # --- formulas -----------------------------------------------------------------------------
@@ -278,17 +434,35 @@ def _formula(sentence: str, chunk: ChunkRecord) -> Fact | None:
     sides = _EQUALS.split(text)
     if len(sides) < 2:
         return None
-    lhs = _strip_connective(sides[0])
-    rhs = _QUALIFIER.split(sides[-1], maxsplit=1)[0].strip(" .,;")
+    lhs = _unmarked(_strip_connective(sides[0]))
+    rhs = _unmarked(_QUALIFIER.split(sides[-1], maxsplit=1)[0].strip(" .,;"))
     if not (is_formula(lhs) and is_formula(rhs)):
         return None
-    if _context_bound(lhs) or len(normalise(lhs)) < 5:
+    # LaTeX as a chat shows it; a formula that does not read plainly is left out.
+    shown_lhs, shown_rhs = readable(lhs), readable(rhs)
+    if shown_lhs is None or shown_rhs is None:
+        return None
+    lhs, rhs = shown_lhs, shown_rhs
+    if not (is_formula(lhs) and is_formula(rhs)):
+        return None
+    if _context_bound(lhs) or len(normalise(lhs)) < 5 or re.fullmatch(r"[-+]?[\d.]+", rhs):
         return None
     if len(lhs) > MAX_FORMULA_SIDE_CHARS or len(rhs) > MAX_FORMULA_SIDE_CHARS:
         return None
     if normalise(lhs) == normalise(rhs):
         return None
     return Fact(FactKind.FORMULA, lhs, rhs, sentence, "formula", chunk)
+
+
+_MATH_MARKS = re.compile(r"^(?:\$\$?|\\\\?\(|\\\\?\[)\s*|\s*(?:\$\$?|\\\\?\)|\\\\?\])$")
+
+
+def _unmarked(side: str) -> str:
+    """A formula's side without the math marks around it (`$$ f(x) `, `\\(W_2`)."""
+    previous = None
+    while previous != side:
+        previous, side = side, _MATH_MARKS.sub("", side.strip()).strip(" .,;")
+    return side
 
 
 # --- tables ----------------------------------------------------------------------------------

@@ -4,13 +4,18 @@ kind, topic and parameters, so asking again is instant and `fresh=True` replaces
 
 The way of one request: the topic's top chunks in the asker's scope (the retriever applies
 the tenant filter: course public material, plus their own notes in a private audience
-only); the chunks that are about the topic (embedding similarity or all its words); then a
-set from them. When none is about the topic, a model may write a fallback set labelled not
-grounded; without a model the request is refused in one line."""
+only), teaching chunks only for a subject (`core.content_kind`), course logistics for a
+topic about the course itself ("grading", "exams": the set is labelled a quiz about the
+course); the chunks that are about the topic (embedding similarity or all its words); then
+a set from them. When only the course's logistics name a subject (a syllabus's schedule
+lists it, nothing teaches it) the reply says so in one line (`NotTaughtError`). When nothing
+is about the topic, a model may write a fallback set labelled not grounded; without a model
+the request is refused in one line."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -18,6 +23,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 import structlog
 
+from core.content_kind import ContentKind, topic_kind
 from core.context import Context
 from core.embedding.embedder import Embedder
 from core.errors import BadInputError
@@ -35,9 +41,9 @@ from core.visibility import Access, access, made_as
 log = structlog.get_logger(__name__)
 
 # Chunks fetched per request: the best are the set's material, all are its distractor pool.
-POOL_HITS = 24
+POOL_HITS = 40
 # Chunks a set is made from, and passages a model is shown.
-SET_HITS = 10
+SET_HITS = 16
 MODEL_PASSAGES = 8
 # The embedder reads about this much of a chunk (256 tokens) anyway.
 SIMILARITY_CHARS = 1000
@@ -52,7 +58,9 @@ S = TypeVar("S", bound=StudySet)
 class TopicRetriever(Protocol):
     """What the service needs of `core.retrieval.Retriever`."""
 
-    async def retrieve(self, ctx: Context, question: str, k: int = 5) -> list[SearchHit]: ...
+    async def retrieve(
+        self, ctx: Context, question: str, k: int = 5, *, content: ContentKind | None = None
+    ) -> list[SearchHit]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +77,19 @@ class Served(Generic[S]):
 class _Material:
     about: list[SearchHit]  # the chunks on the topic, best first
     pool: list[SearchHit]  # everything retrieved: distractors of the same course
+    # A topic about the course itself: its set is made of logistics and labelled so.
+    course: bool = False
+
+
+# The label of a set about the course rather than its subject.
+ABOUT_THE_COURSE = "a set about the course itself (dates, weights, rules), not its subject"
+# What a student types for such a set on any subject the course only lists.
+COURSE_TOPIC = "course"
+
+
+class NotTaughtError(BadInputError):
+    """The course material lists a teaching topic (a syllabus's schedule or outcomes) but no
+    teaching chunk is about it: the one-line reply says so instead of a set of trivia."""
 
 
 NOTES_STAY_PRIVATE = (
@@ -109,12 +130,14 @@ class StudySets:
                 topic,
                 material,
                 lambda: _off_loop(
-                    extractive.build_flashcards, topic, material.about[:SET_HITS], wanted
+                    _build_flashcards, topic, material.about[:SET_HITS], wanted, material.course
                 ),
                 lambda writer, hits: writer.flashcards(topic, hits, wanted),
             )
+            if not made.cards:
+                await self._listed_only(ctx, topic, material)
             _require(made.cards, topic, "flashcards")
-            return made
+            return _labelled(made, material)
 
         return await self._serve(ctx, FlashcardSet, topic, {"count": count}, fresh, build)
 
@@ -131,12 +154,19 @@ class StudySets:
                 topic,
                 material,
                 lambda: _off_loop(
-                    _build_quiz, topic, material.about[:SET_HITS], wanted, material.pool
+                    _build_quiz,
+                    topic,
+                    material.about[:SET_HITS],
+                    wanted,
+                    material.pool,
+                    material.course,
                 ),
                 lambda writer, hits: writer.quiz(topic, hits, wanted),
             )
+            if not made.items:
+                await self._listed_only(ctx, topic, material)
             _require(made.items, topic, "quiz questions")
-            return made
+            return _labelled(made, material)
 
         return await self._serve(ctx, Quiz, topic, {"count": count}, fresh, build)
 
@@ -146,12 +176,13 @@ class StudySets:
 
         async def build() -> MindMap:
             material = await self._material(ctx, topic, "a mind map")
-            return await self._made(
+            made = await self._made(
                 topic,
                 material,
                 lambda: _off_loop(_build_mindmap, topic, material.about),
                 lambda writer, hits: writer.mindmap(topic, hits),
             )
+            return _labelled(made, material)
 
         return await self._serve(ctx, MindMap, topic, {}, fresh, build)
 
@@ -218,14 +249,42 @@ class StudySets:
         return Served(value, material_id, cached=False)
 
     async def _material(self, ctx: Context, topic: str, noun: str) -> _Material:
-        hits = await self._retriever.retrieve(ctx, topic, k=POOL_HITS)
+        """The chunks a set on `topic` is made of: teaching ones for a subject, logistics for
+        a topic about the course itself."""
+        kind = topic_kind(topic)
+        hits = await self._of_kind(ctx, topic, kind)
         about = await self._about(topic, hits)
-        if not about and self._writer is None:
-            raise BadInputError(
-                f"The course material has nothing on '{topic}', and without a language model "
-                f"I cannot write {noun} from outside it."
+        if kind is ContentKind.LOGISTICS:
+            if not about:
+                raise BadInputError(f"The course material says nothing about '{topic}'.")
+            return _Material(about, hits, course=True)
+        if not about:
+            listed = await self._about(
+                topic, await self._of_kind(ctx, topic, ContentKind.LOGISTICS)
             )
+            if listed:
+                raise NotTaughtError(not_taught(topic, listed))
+            if self._writer is None:
+                raise BadInputError(
+                    f"The course material has nothing on '{topic}', and without a language "
+                    f"model I cannot write {noun} from outside it."
+                )
         return _Material(about, hits)
+
+    async def _listed_only(self, ctx: Context, topic: str, material: _Material) -> None:
+        """When the teaching chunks on a subject hold nothing to ask (a syllabus's one
+        explanatory paragraph) but its logistics list the subject: the honest line."""
+        if material.course:
+            return
+        listed = await self._about(topic, await self._of_kind(ctx, topic, ContentKind.LOGISTICS))
+        if listed:
+            raise NotTaughtError(not_taught(topic, listed))
+
+    async def _of_kind(self, ctx: Context, topic: str, kind: ContentKind) -> list[SearchHit]:
+        """The topic's chunks of one kind; chunks stored before chunks were classified pass
+        the search and are told apart by their text here."""
+        hits = await self._retriever.retrieve(ctx, topic, k=POOL_HITS, content=kind)
+        return [hit for hit in hits if hit.chunk.content is kind]
 
     async def _about(self, topic: str, hits: list[SearchHit]) -> list[SearchHit]:
         """The hits that are about the topic: holding all its words, or close in meaning
@@ -272,6 +331,58 @@ class StudySets:
         return made.model_copy(update={"reason": "; ".join(filter(None, [note, made.reason]))})
 
 
+def _labelled(made: S, material: _Material) -> S:
+    if not material.course:
+        return made
+    reason = "; ".join(filter(None, [ABOUT_THE_COURSE, made.reason]))
+    return made.model_copy(update={"reason": reason})
+
+
+def not_taught(topic: str, listed: Sequence[SearchHit]) -> str:
+    """One line: where the course lists a topic it does not teach, and what to do."""
+    return (
+        f"The course material lists {topic} {where_listed(topic, listed)} but does not teach "
+        "it yet; ask your instructor to upload the lecture notes, or ask for a quiz on "
+        f"'{COURSE_TOPIC}' for one about the course itself (dates, weights, rules)."
+    )
+
+
+_PLAN_COLUMN = re.compile(r"^(session|week|slot|lecture|class|unit|day|module)s?\b", re.I)
+_NUMBER = re.compile(r"^\d{1,3}$")
+
+
+def where_listed(topic: str, listed: Sequence[SearchHit]) -> str:
+    """ "in sessions 4–7" where a plan's rows name the topic, else "in FILE (SECTION)"."""
+    terms = SparseEncoder()
+    wanted = set(terms.terms(topic))
+    numbers: set[int] = set()
+    noun = ""
+    for hit in listed:
+        header: list[str] = []
+        for line in hit.chunk.text.splitlines():
+            if not line.strip().startswith("|"):
+                header = []
+                continue
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if not header:
+                header = cells
+                continue
+            plan = next((c for c in header if _PLAN_COLUMN.match(c)), None)
+            if plan is None or not wanted & set(terms.terms(line)):
+                continue
+            number = next((c for c in cells if _NUMBER.match(c)), None)
+            if number is not None:
+                numbers.add(int(number))
+                noun = _PLAN_COLUMN.match(plan)[1].lower()  # type: ignore[index]
+    if numbers:
+        low, high = min(numbers), max(numbers)
+        span = f"{low}" if low == high else f"{low}–{high}"
+        return f"in {noun}{'s' if low != high else ''} {span}"
+    chunk = listed[0].chunk
+    section = f" ({chunk.section})" if chunk.section else ""
+    return f"in {chunk.file_name}{section}"
+
+
 def _topic(topic: str, noun: str) -> str:
     topic = " ".join(topic.split())
     if not topic:
@@ -290,9 +401,15 @@ def _require(items: Sequence[object], topic: str, noun: str) -> None:
 
 
 def _build_quiz(
-    topic: str, about: list[SearchHit], wanted: CountRange, pool: list[SearchHit]
+    topic: str, about: list[SearchHit], wanted: CountRange, pool: list[SearchHit], course: bool
 ) -> Quiz:
-    return extractive.build_quiz(topic, about, wanted, pool=pool)
+    return extractive.build_quiz(topic, about, wanted, pool=pool, subject=not course)
+
+
+def _build_flashcards(
+    topic: str, about: list[SearchHit], wanted: CountRange, course: bool
+) -> FlashcardSet:
+    return extractive.build_flashcards(topic, about, wanted, subject=not course)
 
 
 def _build_mindmap(topic: str, about: list[SearchHit]) -> MindMap:

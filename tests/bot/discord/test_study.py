@@ -49,7 +49,8 @@ from core.replies import QuizReply
 from core.requests import Place as CorePlace
 from core.requests import Request as CoreRequest
 
-TOPIC = "derivatives"
+# The course in these tests is its syllabus (and guided exercises): a quiz about the course.
+TOPIC = "grading"
 DEFERRED_CHANNEL_MESSAGE = 5
 DEFERRED_UPDATE_MESSAGE = 6
 

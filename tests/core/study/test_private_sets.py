@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 from support.fake_ollama import FakeOllama, scripted
 
+from core.content_kind import ContentKind
 from core.context import Audience, Context
 from core.errors import BadInputError
 from core.generation import MaterialStore, Writing
@@ -29,7 +30,9 @@ class FixedRetriever:
     def __init__(self, hits: list[SearchHit]) -> None:
         self.hits = hits
 
-    async def retrieve(self, ctx: Context, question: str, k: int = 5) -> list[SearchHit]:
+    async def retrieve(
+        self, ctx: Context, question: str, k: int = 5, content: ContentKind | None = None
+    ) -> list[SearchHit]:
         # The real retriever: her notes only in her private audience.
         return [
             h
@@ -47,7 +50,12 @@ async def test_a_set_made_where_the_model_read_her_notes_is_hers_whatever_it_cit
 ) -> None:
     public = chunk("Power rule: (x^n)' = n x^(n-1).", section="Power rule", file_name="l2.pdf")
     private = chunk(
-        f"Power rule practice. {SECRET}.", file_name="alice-notes.md", number=1, owner_id="alice"
+        # Her notes teach (study sets on a subject read teaching material only).
+        "Power rule practice: the derivative of x^5 is 5x^4, since d/dx x^n = n x^(n-1). "
+        f"{SECRET}.",
+        file_name="alice-notes.md",
+        number=1,
+        owner_id="alice",
     )
     assert private.private and not public.private
     # The model mixes the two passages and cites the first: it is the model's citation,

@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 from support.fake_ollama import FakeOllama, scripted
 
+from core.content_kind import ContentKind
 from core.context import Audience, Context
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
 from core.errors import BadInputError
@@ -28,10 +29,12 @@ class CountingRetriever:
     def __init__(self, inner: Retriever | None = None, hits: list[SearchHit] | None = None) -> None:
         self.inner, self.hits, self.calls = inner, hits or [], []
 
-    async def retrieve(self, ctx: Context, question: str, k: int = 5) -> list[SearchHit]:
+    async def retrieve(
+        self, ctx: Context, question: str, k: int = 5, content: ContentKind | None = None
+    ) -> list[SearchHit]:
         self.calls.append((ctx, question, k))
         if self.inner is not None:
-            return await self.inner.retrieve(ctx, question, k)
+            return await self.inner.retrieve(ctx, question, k, content=content)
         return self.hits[:k]
 
 
