@@ -276,11 +276,12 @@ def _distractors(
             continue
         if len(option) > checks.MAX_OPTION_CHARS or checks.answer_in(option, cloze.question):
             continue
-        # A table column's rows are its own options (a grade table has four weights); any
-        # other option serves at most MAX_OPTION_REUSE questions.
-        reused = (
-            not cloze.group.startswith("table:") and used.get(key, 0) >= checks.MAX_OPTION_REUSE
-        )
+        # A table column's rows are its own options (a grade table has four weights): they
+        # may appear up to MAX_OPTION_APPEARANCES times; any other option serves at most
+        # MAX_OPTION_REUSE questions as a wrong one.
+        table = cloze.group.startswith("table:")
+        limit = checks.MAX_OPTION_APPEARANCES if table else checks.MAX_OPTION_REUSE
+        reused = used.get(key, 0) >= limit
         if reused or checks.key_problems(option):
             continue  # a cut sentence or an id is as poor a wrong option as a key
         taken.add(key)
