@@ -244,7 +244,10 @@ def test_instructor_implies_moderator_but_not_the_reverse() -> None:
     ("roles", "permitted"),
     [
         ({Role.STUDENT}, set()),
-        ({Role.STUDENT, Role.MODERATOR}, {Action.REVIEW_MISTAKES}),
+        (
+            {Role.STUDENT, Role.MODERATOR},
+            {Action.REVIEW_MISTAKES, Action.REVIEW_QUESTIONS, Action.ANSWER_QUESTIONS},
+        ),
         ({Role.STUDENT, Role.INSTRUCTOR}, set(Action)),
     ],
 )
