@@ -155,8 +155,8 @@ class PracticeService:
         if self.writer is not None and self.writer.available:
             written = await self.writer.write(ctx, topic, difficulty)
             return await self._begin(ctx, written.definition, fresh=False, sheet=written.sheet())
-        named = await self.catalog.get(ctx, topic)
-        if named is not None and named.parametric:  # the course's own, by its id
+        named = await self._named_course_exercise(ctx, topic)
+        if named is not None:
             return await self._begin(ctx, named, fresh=False, sheet=True)
         families = match_families(topic)
         if families:
@@ -189,7 +189,8 @@ class PracticeService:
         if self.writer is not None and self.writer.available:
             written = await self.writer.write(ctx, topic, difficulty)
             return written.definition, written.sheet()
-        families = match_families(topic)
+        definition = await self._named_course_exercise(ctx, topic)
+        families = match_families(topic) if definition is None else []
         if families:
             level = _level(difficulty)
             family = await self._least_practised(ctx, families, level)
@@ -198,13 +199,20 @@ class PracticeService:
             attempt = int(stored.value) + 1 if stored else 1
             drawn = await self._family_draw(ctx, family, level, attempt)
             return drawn, family_sheet(drawn, level.value)
-        definition = await self.catalog.find(ctx, topic, parametric=True)
+        if definition is None:
+            definition = await self.catalog.find(ctx, topic, parametric=True)
         if definition is None:
             raise BadInputError(NO_FAMILY.format(topic=topic, families=family_names()))
         stored = await self.store.get(self._attempts_key(ctx, definition.id))
         attempt = int(stored.value) + 1 if stored else 1
         instance = await self._instance(ctx, definition, attempt)
         return instance, course_sheet(instance, exercise_file_name(definition.id), drawn=True)
+
+    async def _named_course_exercise(self, ctx: Context, topic: str) -> ExerciseDefinition | None:
+        """The course's own parametric exercise when `topic` is its id: it is drawn before any
+        built-in family, by `/exercise` and `generate exercise` alike."""
+        named = await self.catalog.get(ctx, topic)
+        return named if named is not None and named.parametric else None
 
     async def _begin_family(
         self, ctx: Context, families: list[Family], level: Level

@@ -1047,7 +1047,7 @@ async def test_an_exercise_arrives_with_its_solution_in_a_spoiler_and_runs_guide
     tg: TelegramBot,
 ) -> None:
     await course_in_dm(tg, ALICE)
-    sent = sent_messages(await tg.say(dm(ALICE), ALICE, "/exercise derivatives easy"))
+    sent = sent_messages(await tg.say(dm(ALICE), ALICE, "/exercise power rule easy"))
     html = "\n".join(call.text for call in sent)
     assert "<b>New exercise: The power rule with drawn coefficients</b>" in html
     # The worked solution is there, but only inside spoilers (shown when tapped).
