@@ -456,8 +456,9 @@ async def test_a_command_this_version_does_not_know_gets_a_polite_reply(app) -> 
 
 
 async def test_a_quiz_scheduled_in_a_channel_is_posted_there_once(app, settings) -> None:
-    sent = await app.run("schedule", TESS, IN_COURSE, what="quiz derivatives daily 09:00")
-    assert "Schedule #1: quiz on derivatives, daily 09:00." in sent[-1].content
+    # The course here is its syllabus (and exercises): a quiz about the course, on its grading.
+    sent = await app.run("schedule", TESS, IN_COURSE, what="quiz grading daily 09:00")
+    assert "Schedule #1: quiz on grading, daily 09:00." in sent[-1].content
     refused = await app.run("schedule", ALICE, IN_COURSE, what="quiz limits mon 09:00")
     assert "only a course instructor can schedule" in refused[-1].content
     posters = {"discord": scheduled_poster(app.client)}
@@ -468,7 +469,7 @@ async def test_a_quiz_scheduled_in_a_channel_is_posted_there_once(app, settings)
         posted = app.fake.channel_messages(COURSE_CHANNEL_ID)[start:]
     # Once (of two replicas firing it), five questions, each with its A–D buttons.
     header, *questions = posted
-    assert header.content.startswith("**Quiz: derivatives (5 questions)**")
+    assert header.content.startswith("**Quiz: grading (5 questions)**")
     assert len(questions) == 5 and all(m.payload.get("components") for m in questions)
     listing = await app.run("schedules", TESS, IN_COURSE)
-    assert "2026-12-07 09:00 UTC done: quiz on derivatives posted" in listing[-1].content
+    assert "2026-12-07 09:00 UTC done: quiz on grading posted" in listing[-1].content
