@@ -412,7 +412,12 @@ def _job_store_engine(database_url: str, timeout_s: float) -> Engine:
                 "options": f"-c statement_timeout={milliseconds} -c lock_timeout={milliseconds}",
             },
         )
-    return create_engine(database_url, connect_args={"timeout": timeout_s})
+    # Each job-store statement commits on its own: two replicas' deferred transactions that
+    # both read, then both write, deadlock in SQLite ("database is locked" at once, whatever
+    # the busy timeout), which stalled both schedulers until the next wake-up.
+    return create_engine(
+        database_url, connect_args={"timeout": timeout_s}, isolation_level="AUTOCOMMIT"
+    )
 
 
 def _create_table(store: SQLAlchemyJobStore, engine: Engine) -> None:
