@@ -214,7 +214,8 @@ def _cloze(fact: Fact) -> _Cloze | None:
     if fact.kind is FactKind.TABLE:
         return _Cloze(_table_question(fact), fact.answer, fact.group, "answer")
     described = _blank(fact.answer, fact.term)
-    if fact.kind is FactKind.CLOZE:
+    # A definition that names its own term reads as a sentence with a gap once blanked.
+    if fact.kind is FactKind.CLOZE or "____" in described:
         return _Cloze(
             f"Which term completes the sentence: “{described}”?", fact.term, fact.group, "term"
         )

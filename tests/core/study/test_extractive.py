@@ -228,3 +228,24 @@ async def test_the_sample_course_meets_the_done_when_numbers(
     mindmap = build_mindmap("derivatives", hits)
     assert "lecture-02-derivatives.pdf" in [n.label for n in mindmap.root.children]
     assert mindmap.nodes() > 10
+
+
+def test_a_definition_naming_its_own_term_is_asked_as_a_sentence_to_complete(
+    chunk: Chunk,
+) -> None:
+    from core.study.extractive import _cloze
+    from core.study.facts import Fact, FactKind
+
+    sentence = "Time-to-event modeling is studied in a subfield called survival modeling."
+    fact = Fact(
+        FactKind.DEFINITION, "survival modeling", sentence, sentence, "Softmax", chunk(sentence)
+    )
+    cloze = _cloze(fact)
+    assert cloze is not None
+    # Blanked, the definition is a sentence with a gap, not a description of a term.
+    assert cloze.question == (
+        "Which term completes the sentence: "
+        "“Time-to-event modeling is studied in a subfield called ____.”?"
+    )
+    kept = Fact(FactKind.DEFINITION, "softmax", "a normalised exponential", "", "S", chunk("x"))
+    assert _cloze(kept).question == "Which term does this describe: “a normalised exponential”?"
