@@ -20,6 +20,11 @@ _ONLY_LINKS = re.compile(r"^(?:\s*[-*]?\s*\[[^\]\n]+\]\([^)\n]*\)[\s.,;]*)+$")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 _HTML_ENTITY = {"&nbsp;": " ", "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"'}
 _STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+# A book's highlight: bold wrapped in brackets or parentheses ("we can [**test it**]", d2l's
+# "(**implement a layer**)"), printed as the words alone, as slide_title does for headings.
+_BRACKETED_STRONG = re.compile(
+    r"\[(\*\*|__)(?=\S)([^\]\n]+?)(?<=\S)\1\]|\((\*\*|__)(?=\S)([^)\n]+?)(?<=\S)\3\)"
+)
 _EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=\S)\*(?![\w*])")
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<!\w)_(?=\S)([^_\n]+?)(?<=\S)_(?!\w)")
 _CODE = re.compile(r"`([^`\n]+)`")
@@ -90,6 +95,7 @@ def _clean(prose: str) -> str:
     prose = _HTML_TAG.sub(" ", prose)
     for entity, char in _HTML_ENTITY.items():
         prose = prose.replace(entity, char)
+    prose = _BRACKETED_STRONG.sub(lambda m: m.group(2) or m.group(4), prose)
     prose = _STRONG.sub(r"\2", prose)
     prose = _EMPHASIS.sub(r"\1", prose)
     prose = _UNDERSCORE_EMPHASIS.sub(r"\1", prose)
