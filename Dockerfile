@@ -14,9 +14,11 @@ RUN /opt/coursebot/bin/pip install .
 FROM python:3.11-slim-bookworm
 # Optional system tools, off by default so the image stays small: TeX for
 # COURSEBOT_LESSON_ENGINE=pdflatex (`--build-arg WITH_TEX=1`), Tesseract with English,
-# Vietnamese and Italian data for scanned PDFs (`--build-arg WITH_OCR=1`).
+# Vietnamese and Italian data for scanned PDFs (`--build-arg WITH_OCR=1`), LibreOffice
+# Impress to picture slides (`--build-arg WITH_SLIDES=1`, about 200 MB).
 ARG WITH_TEX=0
 ARG WITH_OCR=0
+ARG WITH_SLIDES=0
 # Nothing in the image needs a hub at run time: the embedding model ships in the package.
 ENV PATH=/opt/coursebot/bin:$PATH \
     PYTHONUNBUFFERED=1 \
@@ -41,6 +43,12 @@ RUN if [ "$WITH_OCR" = 1 ]; then \
         && apt-get install -y --no-install-recommends \
             tesseract-ocr=5.3.0-2 tesseract-ocr-eng=1:4.1.0-2 tesseract-ocr-vie=1:4.1.0-2 \
             tesseract-ocr-ita=1:4.1.0-2 \
+        && rm -rf /var/lib/apt/lists/*; \
+    fi
+RUN if [ "$WITH_SLIDES" = 1 ]; then \
+        apt-get update \
+        && apt-get install -y --no-install-recommends \
+            libreoffice-impress=4:7.4.7-1+deb12u14 \
         && rm -rf /var/lib/apt/lists/*; \
     fi
 # A numeric user, so a host or an orchestrator enforcing non-root can check it.

@@ -60,6 +60,7 @@ from ingestion.captioning import OllamaCaptioner
 from ingestion.file_limits import FileLimits
 from ingestion.loaders.ocr import TesseractOcr
 from ingestion.pipeline import Ingestor
+from ingestion.slide_pictures import SlideConverter
 
 if TYPE_CHECKING:  # llama-index loads only where a model is configured
     from core.llm.ollama_chat import OllamaOptions
@@ -394,6 +395,9 @@ def _assemble(
             settings.max_ocr_pages,
         ),
         pictures=pictures,
+        slides=SlideConverter.find(settings.slides_binary, settings.slides_timeout_s)
+        if pictures is not None
+        else None,
     )
     generator = structured_model(settings, ModelRole.GENERATE, metrics)
     # The lesson, study and exercise writers ask the one model the same way.

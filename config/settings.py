@@ -189,8 +189,16 @@ class Settings(BaseSettings):
     max_ocr_pages: int = Field(
         300, gt=0, description="Scanned pages one PDF may have; each is read with OCR."
     )
-    # A picture of each PDF page (~45 KB at 800 px wide, 256 colours), so a citation can show
-    # its page: 500 MB keeps some 11,000 pages a course. Past it, pages go unpictured (logged).
+    # Slides (PPTX) are pictured where LibreOffice is installed (the image's
+    # `--build-arg WITH_SLIDES=1`): it prints each deck to PDF, ~5 s a deck; elsewhere decks
+    # get no pictures.
+    slides_binary: str = Field("soffice", description="LibreOffice: a name on PATH or a path.")
+    slides_timeout_s: float = Field(
+        120.0, gt=0, le=600, description="Time LibreOffice may take to print one deck."
+    )
+    # A picture of each PDF page or slide (~45 KB at 800 px wide, 256 colours), so a citation
+    # can show its page: 500 MB keeps some 11,000 pages a course. Past it, pages go unpictured
+    # (logged).
     page_pictures_max_mb: float = Field(
         500, ge=0, description="Megabytes of page pictures kept per course (0: keep none)."
     )

@@ -1,14 +1,12 @@
-"""A small picture of every page of a PDF, for citations to show (`core.page_pictures` keeps
-them and says who may see them).
+"""A small picture of every page of a PDF, and of every slide of a deck LibreOffice has
+printed to PDF (`ingestion.slide_pictures`), for citations to show (`core.page_pictures`
+keeps them and says who may see them).
 
 Pages are drawn by pypdfium2 about 800 px wide and reduced to 256 colours (a page of text is
 a quarter of the bytes, and the PNG encodes faster). The height is capped, so a hostile page
 size (a strip a few points wide and metres long) makes a small picture, not a giant one.
 A page pdfium cannot draw is left out; a course whose pictures reach their cap keeps the
-pages that fit and the rest are skipped and logged: pictures never fail an ingestion.
-
-Slides (PPTX) are not pictured: that would need LibreOffice to draw them, which the
-deployment does not ship."""
+pages that fit and the rest are skipped and logged: pictures never fail an ingestion."""
 
 from __future__ import annotations
 
@@ -63,17 +61,21 @@ def picture_pdf(
     *,
     lock: threading.Lock | None = None,
     file_name: str = "",
+    pages: int | None = None,
 ) -> Pictured:
     """Write a picture of each page of the PDF at `path` into `draft`, within `room` bytes.
-    `lock` is held for each call into pdfium (it is not thread-safe), not while encoding.
+    `lock` is held for each call into pdfium (it is not thread-safe), not while encoding;
+    `pages`, when given, is the page count the PDF must have (ValueError otherwise).
     Blocking: run it in a worker thread."""
     held: AbstractContextManager[object] = lock if lock is not None else nullcontext()
-    written = pages = 0
+    written = done = 0
     with held:
         pdf = pdfium.PdfDocument(path)
     try:
         with held:
             count = len(pdf)
+        if pages is not None and count != pages:
+            raise ValueError(f"{count} pages printed of {pages} expected")
         for number in range(1, count + 1):
             try:
                 with held:
@@ -87,16 +89,16 @@ def picture_pdf(
                     "page pictures cap reached: the rest of the file is not pictured",
                     file=file_name,
                     course=draft.course_id,
-                    pictured=pages,
+                    pictured=done,
                     pages=count,
                 )
-                return Pictured(pages, written, capped=True)
+                return Pictured(done, written, capped=True)
             written += draft.add(number, png)
-            pages += 1
+            done += 1
     finally:
         with held:
             pdf.close()
-    return Pictured(pages, written)
+    return Pictured(done, written)
 
 
 def _draw(pdf: pdfium.PdfDocument, number: int) -> Image.Image:

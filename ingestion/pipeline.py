@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import shutil
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -49,7 +48,8 @@ from ingestion.indexer import ChunkWriter, DocumentMeta
 from ingestion.kinds import infer_kind
 from ingestion.loaders import loader_for
 from ingestion.loaders.ocr import TesseractOcr
-from ingestion.page_pictures import picture_pdf, pictured
+from ingestion.page_pictures import Pictured, picture_pdf, pictured
+from ingestion.slide_pictures import SlideConverter, is_deck
 
 log = structlog.get_logger(__name__)
 
@@ -117,11 +117,13 @@ class Ingestor:
         notes_quota: NotesQuota | None = None,
         ocr: TesseractOcr | None = None,
         pictures: PagePictures | None = None,
+        slides: SlideConverter | None = None,
     ) -> None:
         """`limits` bound each file (the defaults when None); `notes_quota` bounds each
         student's private notes (the defaults when None); `ocr` reads scanned PDF pages
         (None: a PDF that is all scans is refused); `pictures` keeps a picture of each PDF
-        page (none are kept when None)."""
+        page (none are kept when None); `slides` prints decks to PDF so their slides are pictured
+        too (None: decks get no pictures)."""
         self.index = index
         self.embedder = embedder
         self.writer = ChunkWriter(index, embedder, sparse)
@@ -132,6 +134,7 @@ class Ingestor:
         self.notes_quota = notes_quota or NotesQuota()
         self.ocr = ocr
         self.pictures = pictures
+        self.slides = slides
         self._told_about_images = False
         self._told_about_slides = False
         # pdfium is not thread-safe: one call into it at a time, across this ingestor's runs.
@@ -308,7 +311,7 @@ class Ingestor:
             facts = course_facts(document, doc_id) if owner_id is None else []
             outcomes = course_outcomes(document, doc_id) if owner_id is None else []
             graded = course_assessments(document, doc_id) if owner_id is None else []
-            pictures = await self._picture(source, course_id, doc_id)
+            pictures = await self._picture(source, course_id, doc_id, document.page_count)
             return _Prepared(
                 source, meta, chunks, document.page_count, previous is not None, facts,
                 outcomes, graded, pictures,
@@ -326,34 +329,42 @@ class Ingestor:
         with self._pdfium:
             return loader(path, name, with_images)
 
-    async def _picture(self, source: SourceFile, course_id: str, doc_id: str) -> PageDraft | None:
-        """Pictures of the file's pages, as a draft shown once its chunks are in. Never
+    async def _picture(
+        self, source: SourceFile, course_id: str, doc_id: str, pages: int
+    ) -> PageDraft | None:
+        """Pictures of the file's `pages` pages, as a draft shown once its chunks are in. Never
         fails the file: what cannot be pictured is logged and left out."""
         store = self.pictures
         if store is None:
             return None
-        if not pictured(source.file_name):
-            if source.file_name.lower().endswith(".pptx") and not self._told_about_slides:
+        deck = is_deck(source.file_name)
+        if not pictured(source.file_name) and not deck:
+            return None
+        if deck and self.slides is None:
+            if not self._told_about_slides:
                 self._told_about_slides = True
-                log.info(
-                    "slides (PPTX) are not pictured: only PDF pages are",
-                    soffice="installed, not used" if shutil.which("soffice") else "not installed",
-                )
+                log.info("slides (PPTX) are not pictured: LibreOffice (soffice) is not installed")
             return None
         draft = None
         try:
             room = await asyncio.to_thread(store.room, course_id, doc_id)
             draft = await asyncio.to_thread(store.draft, course_id, doc_id)
-            await asyncio.to_thread(
-                picture_pdf, source.path, draft, room, lock=self._pdfium,
-                file_name=source.file_name,
-            )  # fmt: skip
+            await asyncio.to_thread(self._draw, source, draft, room, pages)
             return draft
         except Exception as error:
             log.warning("pages not pictured", file=source.file_name, error=str(error))
             if draft is not None:
                 await asyncio.to_thread(store.discard, draft)
             return None
+
+    def _draw(self, source: SourceFile, draft: PageDraft, room: int, pages: int) -> Pictured:
+        """Draw a PDF's pages, or a deck's slides once LibreOffice has printed them (blocking)."""
+        name = source.file_name
+        if self.slides is None or not is_deck(name):
+            return picture_pdf(source.path, draft, room, lock=self._pdfium, file_name=name)
+        with self.slides.printed(source.path) as printed:
+            # Page N must be slide N, as the chunks cite it.
+            return picture_pdf(printed, draft, room, lock=self._pdfium, file_name=name, pages=pages)
 
     async def _write(
         self,

@@ -190,7 +190,7 @@ def test_a_hostile_page_size_makes_a_small_picture(
 async def test_slides_and_text_files_get_no_pictures(
     ingestor: Ingestor, pictures: PagePictures, tmp_path: Path
 ) -> None:
-    """Only PDF pages are pictured: drawing a slide would take LibreOffice."""
+    """Without a slide converter (LibreOffice) only PDF pages are pictured."""
     from pptx import Presentation
 
     notes = tmp_path / "notes.md"
