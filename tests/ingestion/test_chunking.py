@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from fpdf import FPDF
 
 from core.embedding.token_counter import TokenCounter
 from ingestion.chunking import chunk_document
 from ingestion.documents import Block, BlockKind, DocumentKind, LoadedDocument, Table
+from ingestion.loaders.pdf import load_pdf
 
 MAX_TOKENS = 256
 
@@ -157,3 +161,32 @@ def test_a_plain_text_formula_in_a_run_on_sentence_is_never_cut(count: TokenCoun
         text = " ".join(["word"] * words + [formula] + ["word"] * 400)
         chunks = chunk_document(doc([Block(text)]), "c", count, MAX_TOKENS)
         assert len([c for c in chunks if formula in c.text]) == 1, words
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "f'(a) = lim_{h->0} (f(a + h) - f(a)) / h",  # plain text, as a PDF prints it
+        "$\\frac{d}{dx} x^n = n x^{n-1}$",  # LaTeX source printed from Markdown
+    ],
+)
+def test_a_formula_in_a_generated_pdf_survives_loading_and_chunking(
+    count: TokenCounter, formula: str, tmp_path: Path
+) -> None:
+    """Printed inside a paragraph, wrapped wherever its line ends, a formula comes out of the
+    PDF loader and the chunker whole, in one chunk, wherever a chunk boundary falls."""
+    filler = "Gradient descent takes a step against the gradient."
+    for sentences in range(0, 36, 5):
+        pdf = FPDF(format="A4")
+        pdf.add_page()
+        pdf.set_font("helvetica", "B", 16)
+        pdf.cell(0, 10, "Derivatives", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("helvetica", "", 11)
+        text = " ".join([filler] * sentences + [f"So {formula} holds."] + [filler] * 30)
+        pdf.multi_cell(0, 5, text, new_x="LMARGIN", new_y="NEXT")
+        path = tmp_path / f"notes-{sentences}.pdf"
+        path.write_bytes(bytes(pdf.output()))
+        chunks = chunk_document(load_pdf(path, path.name), "c", count, MAX_TOKENS)
+        assert len(chunks) > 1
+        whole = [c for c in chunks if formula in c.text]
+        assert len(whole) == 1, (sentences, [c.text for c in chunks])
