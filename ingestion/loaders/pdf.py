@@ -34,6 +34,7 @@ from ingestion.loaders.pdf_headings import (
     OutlineEntry,
     line_style,
     read_outline,
+    same_type,
 )
 from ingestion.loaders.pdf_tables import PageTable, carry_headers, find_tables
 from ingestion.loaders.text_cleanup import (
@@ -536,6 +537,11 @@ def _candidate(page: _Page, steps: list[_Step], position: int) -> Candidate:
         furniture=_in_margin(line, page),
         contents_entry=line.contents_page is not None,
         aligned=box is None or above is None or _aligned(above, box, line.height),
+        runs_on=following is not None
+        and following.joiner == "\n"
+        and not following.gap_before
+        and following.line.table is None
+        and same_type(line.style, following.line.style),
     )
 
 

@@ -231,6 +231,9 @@ class Candidate:
     # lines up with the line above (the same left edge or the same centre), as the second
     # line of a wrapped heading does
     aligned: bool = True
+    # the line straight under it, with no white space between, is set in its type: the two
+    # are a passage in that type (a table's cell, a note), unless a heading's type carries on
+    runs_on: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,6 +334,7 @@ class HeadingRules:
             return Heading(text.rstrip(":").strip(), line.style, False, entry.level)
         if line.contents_entry or line.in_row or line.style.columns:
             return None
+        alone = _alone(line, after)
         if after is not None and not (
             self._emphasised(line.style, text) and _face(line.style) != _face(after.style)
         ):
@@ -351,6 +355,8 @@ class HeadingRules:
             if not cased(text) and not (
                 line.gap_before and (_sentence_heading(text, larger) or _NUMBERED_TITLE.match(text))
             ):
+                return None
+            if self._faint(line.style) and not alone:
                 return None
         elif not self._plain_heading(line, text):
             return None
@@ -383,6 +389,12 @@ class HeadingRules:
         if self.body.size > 0 and style.size >= self.body.size + RAISED_POINTS:
             return True
         return style.italic and not self.body.italic and _italic_heading(text)
+
+    def _faint(self, style: LineStyle) -> bool:
+        """Set apart only a little: a point or so larger than the body, or italic, neither
+        bold nor larger. Table cells and notes are set so too ("These Cells / Intentionally
+        Left Blank", "TIME TBD / LOCATION TBD"), so such a line heads a section only alone."""
+        return not self._larger(style) and not self._bold(style)
 
     def continues(self, heading: Heading, line: Candidate) -> bool:
         """A second line of a heading: the same emphasised type straight under it."""
@@ -494,6 +506,13 @@ def _italic_heading(text: str) -> bool:
     )
 
 
+def _alone(line: Candidate, after: Heading | None) -> bool:
+    """A line standing alone: space above it (or a heading of another type straight above,
+    as an italic sub-heading under "Campus Resources:"), and no more of its type under it."""
+    under = after is not None and _face(after.style) != _face(line.style)
+    return (line.gap_before or under) and not line.runs_on
+
+
 def _label(text: str) -> bool:
     """A short sentence-case label closed by a colon ("Academic honesty:"), not a phrase
     that opens a list ("For example:")."""
@@ -547,6 +566,11 @@ def _words(text: str) -> list[str]:
 
 def _letters(word: str) -> int:
     return sum(char.isalpha() for char in word)
+
+
+def same_type(one: LineStyle, other: LineStyle) -> bool:
+    """Set in the same type: size (to half a point), weight and slant."""
+    return _face(one) == _face(other)
 
 
 def _type(style: LineStyle) -> tuple[float, bool]:

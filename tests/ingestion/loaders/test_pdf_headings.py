@@ -410,3 +410,57 @@ def test_a_centred_heading_and_a_left_one_under_it_are_two_headings(tmp_path: Pa
 
     assert _section_of(document, "Course Policies") == ("Course Policies",)
     assert _section_of(document, "You can") == ("Attendance Policy",)
+
+
+def test_lines_a_point_larger_set_one_under_the_other_are_a_cell_not_headings(
+    tmp_path: Path,
+) -> None:
+    """A schedule's cells set a size up from the body: "These Cells / Intentionally Left
+    Blank" under a bold cell, "TIME TBD / LOCATION TBD" under a paragraph. A line set apart
+    only a little heads a section alone, never with more of its type straight under it."""
+    writer = _Writer()
+    writer.heading("Course Schedule")
+    writer.paragraph(BODY)
+    writer.line("Lab Practical Exam", size=13, style="B")
+    writer.line("These Cells", size=13, space=4)
+    writer.line("Intentionally Left Blank", size=13, space=0)
+    writer.pdf.ln(3)
+    writer.paragraph("Complete the first four labs before the practical.")
+    writer.line("TIME TBD", size=13, space=3)
+    writer.line("LOCATION TBD", size=13, space=0)
+    writer.pdf.ln(3)
+    writer.paragraph("Upload your final poster by 5pm on poster conference day.")
+    document = load_pdf(writer.save(tmp_path / "schedule.pdf"), "schedule.pdf")
+
+    for text in ("These Cells", "Complete the first", "TIME TBD", "Upload your final"):
+        assert _section_of(document, text)[-1] == "Lab Practical Exam", text
+
+
+def test_italic_lines_one_under_the_other_are_a_note_not_headings(tmp_path: Path) -> None:
+    writer = _Writer()
+    writer.paragraph("Statistics 568, Fall 2022")
+    writer.heading("GRADES", size=11)
+    writer.paragraph(BODY * 2)
+    writer.line("Grades are posted weekly", style="I")
+    writer.line("Scores are final after review", style="I", space=0)
+    writer.pdf.ln(2)
+    writer.paragraph(GRADED)
+    document = load_pdf(writer.save(tmp_path / "note.pdf"), "note.pdf")
+
+    assert _section_of(document, "Grades are posted") == ("GRADES",)
+    assert _section_of(document, "Each assignment") == ("GRADES",)
+
+
+def test_a_faint_sub_heading_straight_under_a_bold_one_still_heads_its_section(
+    tmp_path: Path,
+) -> None:
+    """An italic "Health and Wellness" with no space under a bold "Campus Resources:"."""
+    writer = _Writer()
+    writer.paragraph(BODY)
+    writer.line("Campus Resources:", style="B")
+    writer.line("Health and Wellness", style="I", space=0)
+    writer.pdf.ln(2)
+    writer.paragraph("If you or a friend is in distress, please contact the wellness team.")
+    document = load_pdf(writer.save(tmp_path / "resources.pdf"), "resources.pdf")
+
+    assert _section_of(document, "If you or")[-1] == "Health and Wellness"
