@@ -22,6 +22,7 @@ import numpy as np
 from core.answering.answerability import FEATURES, Answerability, Evidence
 from core.answering.citations import CitationNumbers
 from core.answering.quote_units import QuoteUnit, UnitKind, passage_units
+from core.day_mentions import with_day_tokens
 from core.documents import document_label, without_names
 from core.index import SearchHit, SparseEncoder
 from core.index.chunk_index import GUIDED_EXERCISE_KIND
@@ -172,7 +173,7 @@ class ExtractiveAnswerer:
             for number, hit in enumerate(hits[:PASSAGES_READ])
             for unit in passage_units(number, hit.chunk.text, hit.chunk.section)
         ]
-        wanted = [t for t in dict.fromkeys(self.terms.terms(question)) if t not in self.asking]
+        wanted = [t for t in dict.fromkeys(self._terms(question)) if t not in self.asking]
         if not units or not wanted:
             return Answer(text=ABSTENTION, grounded=False, quoted=True, support=0.0)
         last = self._asked_last(question)
@@ -235,16 +236,21 @@ class ExtractiveAnswerer:
         answer = _quote(_choose(units, scores, typed), hits, support)
         return replace(answer, evidence=named)
 
+    def _terms(self, text: str) -> list[str]:
+        """The index's terms of `text`, each day it names one term however written ("May
+        1st" in a question, "5/01" in a schedule's row: `core.day_mentions`)."""
+        return self.terms.terms(with_day_tokens(text))
+
     def _without_naming(self, question: str, hits: list[SearchHit]) -> list[str]:
         """The key terms of `question` without the words naming its documents."""
         asked = without_names(question, [word for hit in hits for word in hit.named_by])
-        return [t for t in dict.fromkeys(self.terms.terms(asked)) if t not in self.asking]
+        return [t for t in dict.fromkeys(self._terms(asked)) if t not in self.asking]
 
     def _asked_last(self, question: str) -> set[str]:
         """The terms of the question's last sentence when it has several: a follow-up read
         with the question before it ("When is the final exam? and the resit?") asks the last."""
         parts = re.split(r"(?<=[?.!])\s+", question.strip())
-        return set(self.terms.terms(parts[-1])) if len(parts) > 1 else set()
+        return set(self._terms(parts[-1])) if len(parts) > 1 else set()
 
     def _coverage(
         self, wanted: list[str], last: set[str], units: list[QuoteUnit]
@@ -254,8 +260,8 @@ class ExtractiveAnswerer:
         only in the unit's headings count HEADING_WEIGHT (a table row's, in full). Then the
         weighted share of the terms found anywhere in the units (their headings too), and the
         share of terms found nowhere."""
-        bodies = [set(self.terms.terms(unit.shown)) for unit in units]
-        headings = [set(self.terms.terms(f"{unit.heading} {unit.context}")) for unit in units]
+        bodies = [set(self._terms(unit.shown)) for unit in units]
+        headings = [set(self._terms(f"{unit.heading} {unit.context}")) for unit in units]
         # A table's heading says what its rows are ("Grading Policy"): it counts in full.
         labels = [1.0 if unit.kind is UnitKind.ROW else HEADING_WEIGHT for unit in units]
         seen = Counter(term for body in bodies for term in body)
@@ -284,7 +290,7 @@ class ExtractiveAnswerer:
         cell, an item's subject)."""
         keys = set(wanted)
         leads = [
-            len(keys & set(self.terms.terms(_opening(unit))[: len(keys) + 1])) / len(keys)
+            len(keys & set(self._terms(_opening(unit))[: len(keys) + 1])) / len(keys)
             for unit in units
         ]
         return np.array(leads, dtype=np.float32)

@@ -15,32 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
+from core.day_mentions import day_mentions
+
 # How many days before an exam the class is reminded.
 REMIND_BEFORE = (7, 1)
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
-            ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
-            ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}  # fmt: skip
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_DAY = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?"
-_YEAR = r"(?:,?\s+(?P<y>\d{4}))?"
-_DATES = (
-    re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
-    re.compile(rf"\b{_DAY}\s+(?P<mn>{_MONTH})\b\.?{_YEAR}", re.I),
-    re.compile(rf"\b(?P<mn>{_MONTH})\b\.?\s+{_DAY}\b{_YEAR}", re.I),
-    # Numeric: month first (as the syllabi read here write them) unless the first part
-    # cannot be a month; the year may be left out.
-    re.compile(r"(?<![\d/])(?P<a>\d{1,2})/(?P<b>\d{1,2})(?:/(?P<y>\d{4}))?(?![\d/])"),
-)
 _EXAM = re.compile(
     r"\b(?:(?:mid-?term|middle|final|end[- ]of[- ]term|resit|make-?up|in-class)\s+)?"
     r"(?:exam(?:ination)?|test)s?(?:\s+(?:[1-9]|I{1,3}|IV)\b)?"
@@ -94,23 +72,14 @@ def exam_dates(passages: Iterable[tuple[str, str]]) -> list[ExamDate]:
 def _dates_in(line: str, year: int | None) -> list[tuple[int, date]]:
     """Each date in `line` (with where it starts) that has a year or can take `year`."""
     days = []
-    for pattern in _DATES:
-        for match in pattern.finditer(line):
-            parts = match.groupdict()
-            if parts.get("a"):
-                month, day = int(parts["a"]), int(parts["b"])
-                if month > 12:
-                    month, day = day, month
-            else:
-                month = _MONTHS[parts["mn"].lower()] if parts.get("mn") else int(parts["m"])
-                day = int(parts["d"])
-            stated = int(parts["y"]) if parts.get("y") else year
-            if stated is None:
-                continue
-            try:
-                days.append((match.start(), date(stated, month, day)))
-            except ValueError:
-                continue  # 2026-02-31 and the like are not dates
+    for mention in day_mentions(line):
+        stated = mention.year or year
+        if stated is None:
+            continue
+        try:
+            days.append((mention.start, date(stated, mention.month, mention.day)))
+        except ValueError:
+            continue  # February 29 of a year without one
     return days
 
 

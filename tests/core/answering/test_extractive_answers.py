@@ -149,6 +149,19 @@ async def test_words_that_begin_like_a_month_are_not_dates() -> None:
     assert reply.text.splitlines()[0].startswith("“The project is due on 4 May.")
 
 
+async def test_a_day_asked_in_words_finds_the_row_writing_it_in_figures() -> None:
+    """ "May 1st" in the question is "5/01" in the schedule, not the row of 5/10."""
+    schedule = passage(
+        "| Date | Topic |\n"
+        "| 4/24 | Review of chapters 1-4 |\n"
+        "| 5/01 | Guest lecture on ethics |\n"
+        "| 5/10 | Guest lecture on methods |",
+        section="Course Schedule",
+    )
+    reply = await answer("What is the guest lecture on May 1st about?", schedule)
+    assert reply.text.splitlines()[0].startswith("“Date: 5/01; Topic: Guest lecture on ethics")
+
+
 async def test_a_list_item_is_quoted_whole() -> None:
     items = passage(
         "- Late homework loses 10% of its score per day (each started\n"
