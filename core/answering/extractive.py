@@ -434,8 +434,9 @@ def _choose(units: list[QuoteUnit], scores: np.ndarray, typed: np.ndarray) -> li
     picks: list[list[QuoteUnit]] = []
     room = _Room()
 
-    def extend(pick: list[QuoteUnit]) -> None:
-        for _ in range(ROWS_FOLLOWING if pick[0].kind is UnitKind.ROW else FOLLOWING):
+    def extend(pick: list[QuoteUnit], most: int | None = None) -> None:
+        following = ROWS_FOLLOWING if pick[0].kind is UnitKind.ROW else FOLLOWING
+        for _ in range(following - len(pick) + 1 if most is None else most):
             last = pick[-1]
             j = where[id(last)] + 1
             if j >= len(units) or units[j].passage != last.passage:
@@ -453,6 +454,10 @@ def _choose(units: list[QuoteUnit], scores: np.ndarray, typed: np.ndarray) -> li
             break
         if room.take(units[i]):
             picks.append([units[i]])
+            # A sentence ending in ":" introduces what follows it (a formula, a list): it is
+            # quoted with it while there is room, not bare.
+            if units[i].text.endswith(":"):
+                extend(picks[-1], 1)
     for pick in picks:
         extend(pick)
     # A whole table for a question about it: the sample course's "How is the course graded?"

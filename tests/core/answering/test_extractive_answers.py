@@ -162,6 +162,26 @@ async def test_a_day_asked_in_words_finds_the_row_writing_it_in_figures() -> Non
     assert reply.text.splitlines()[0].startswith("“Date: 5/01; Topic: Guest lecture on ethics")
 
 
+async def test_a_sentence_introducing_a_formula_is_quoted_with_it() -> None:
+    """ "... is given by:" bare says nothing: the formula after it is in the same quote even
+    when other quotes would fill the answer."""
+    defined = passage(
+        "The squared error of one example is given by:\n\n$$ l = (y - \\hat{y})^2 $$",
+        name="loss",
+    )
+    others = [
+        passage(
+            f"Remark {n}: the squared error of one example is a common loss, used for "
+            "regression problems of many different kinds and sizes, with a constant that "
+            "makes no difference.",
+            name=f"remark{n}",
+        )
+        for n in range(3)
+    ]
+    reply = await answer("What is the squared error of one example?", defined, *others)
+    assert "given by: $$ l = (y - \\hat{y})^2 $$”" in reply.text
+
+
 async def test_a_list_item_is_quoted_whole() -> None:
     items = passage(
         "- Late homework loses 10% of its score per day (each started\n"
