@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import pairwise
 
 import numpy as np
 
@@ -52,6 +53,8 @@ QUOTED = 4
 # three; a table row is followed by ROWS_FOLLOWING rows, each its own line.
 FOLLOWING = 3
 ROWS_FOLLOWING = 2
+# One excerpt is one quote; its rows and list items are set apart by this.
+PARTS_JOINED = " | "
 # A declined question still shows this many of the closest units, labelled as not stating it.
 RELATED = 2
 # Quote further units only if they score at least this share of the best one (0.4: 0.615,
@@ -589,15 +592,28 @@ def _adjoined(picks: list[list[QuoteUnit]]) -> list[list[QuoteUnit]]:
 
 
 def _excerpts(pick: list[QuoteUnit]) -> list[str]:
-    """A pick as the quotes it reads as: sentences that follow each other are one excerpt (a
-    sentence and the ones after it); rows and list items are one a line."""
-    quotes: list[str] = []
-    for unit in pick:
-        if quotes and unit.kind is UnitKind.SENTENCE and pick[0].kind is UnitKind.SENTENCE:
-            quotes[-1] = f"{quotes[-1]} {unit.shown}"
-        else:
-            quotes.append(unit.shown)
-    return quotes
+    """A pick as the quotes it reads as: one excerpt, its units in their order (a sentence
+    and the ones after it read on; a row, list item or line after another is set apart by
+    PARTS_JOINED). A whole table (more rows than one row reads with) is a row a line. One
+    a line, a row's neighbours and a list's items took half the quotes of syllabusqa-dev's
+    answers."""
+    if pick[0].kind is UnitKind.ROW and len(pick) > 1 + ROWS_FOLLOWING:
+        return [unit.shown for unit in pick]
+    text = pick[0].shown
+    for before, unit in pairwise(pick):
+        reads_on = before.kind is UnitKind.SENTENCE and unit.kind is UnitKind.SENTENCE
+        text += f" {unit.shown}" if reads_on else f"{PARTS_JOINED}{_after_row(before, unit)}"
+    return [text]
+
+
+def _after_row(before: QuoteUnit, unit: QuoteUnit) -> str:
+    """A row after a row of its table without the column names the first one showed
+    ("Midterm exam; 30%" after "Component: Homework; Weight: 20%"); anything else whole."""
+    names = [name for name, _ in _pairs(before)]
+    pairs = _pairs(unit)
+    if not pairs or unit.heading or [name for name, _ in pairs] != names:
+        return unit.shown
+    return "; ".join(value for _, value in pairs)
 
 
 def _relative(similarity: np.ndarray) -> np.ndarray:

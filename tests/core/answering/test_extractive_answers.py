@@ -110,9 +110,17 @@ async def answer(question: str, *hits: SearchHit) -> Answer:
 async def test_a_table_row_is_quoted_whole_with_its_column_headers() -> None:
     reply = await answer("How much is homework worth?", GRADING)
     first = reply.text.splitlines()[0]
-    assert first == (
+    assert first.startswith(
+        "“Component: Homework; Weight: 20%; Details: 10 weekly sets; the lowest score is dropped | "
+    )
+
+
+async def test_a_row_and_the_rows_read_with_it_are_one_quote_naming_the_columns_once() -> None:
+    reply = await answer("How much is homework worth?", GRADING)
+    assert reply.text.splitlines()[0] == (
         "“Component: Homework; Weight: 20%; Details: 10 weekly sets; the lowest score is "
-        "dropped” [1]"
+        "dropped | Midterm exam; 30%; Thursday 2026-10-15, Hall A | Final exam; 40%; Monday "
+        "2026-12-14, 09:00-12:00, Hall A” [1]"
     )
 
 
@@ -189,9 +197,9 @@ async def test_a_list_item_is_quoted_whole() -> None:
         "- Every student has one free 48-hour extension per term."
     )
     reply = await answer("How much does late homework lose?", items)
-    assert reply.text.splitlines()[0] == (
+    assert reply.text.splitlines()[0].startswith(
         "“Late homework loses 10% of its score per day (each started 24-hour period counts "
-        "as a day).” [1]"
+        "as a day). | "
     )
 
 
