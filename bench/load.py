@@ -106,7 +106,7 @@ def _env(data_dir: Path, prefix: str, database: str, http_port: int) -> dict[str
     return env
 
 
-async def _prepare(root: Path, prefix: str, database: str) -> Path:
+async def prepare(root: Path, prefix: str, database: str) -> Path:
     """The sample course ingested once (its index copied to every process), open to all."""
     from bot.composition import open_assembly
     from bot.console.repl import ConsoleSpeaker
@@ -313,7 +313,7 @@ async def main() -> int:
     database = POSTGRES.rsplit("/", 1)[0] + f"/{name}"
     processes: list[subprocess.Popen[bytes]] = []
     try:
-        prepared = await _prepare(root, prefix, database)
+        prepared = await prepare(root, prefix, database)
         async with TimedTelegram() as fake:
             hooks, replica_ports, worker_ports = [], [], []
             for role in ("replica-a", "replica-b", "worker-a", "worker-b"):
