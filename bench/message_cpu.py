@@ -52,32 +52,48 @@ POSTGRES = os.environ.get("CBTEST_POSTGRES_URL", "postgresql://postgres@127.0.0.
 KINDS = ("question", "practice")
 
 
-def thread_cpu_s(tid: int) -> float:
-    """User + system CPU of one thread of this process, from /proc."""
-    tick = os.sysconf("SC_CLK_TCK")
-    fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / tick
+def _cpu_of(stat: Path) -> tuple[float, list[str]]:
+    """User + system CPU seconds from a /proc stat file, and its fields after the name."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), fields
 
 
-def replica_cpu_s(driver_tid: int) -> float:
-    """CPU of this process's threads but the driver's, and of its child processes (the
-    grading workers), from /proc (children: their own time, alive or reaped)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
-    own = (int(fields[11]) + int(fields[12])) / tick
-    reaped = (int(fields[13]) + int(fields[14])) / tick
-    alive = 0.0
-    me = os.getpid()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            child = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(child[1]) == me:
-            alive += (int(child[11]) + int(child[12])) / tick
-    return own - thread_cpu_s(driver_tid) + reaped + alive
+@dataclass(frozen=True)
+class Cpu:
+    """CPU seconds so far: this process's main thread, its other threads but the driver's,
+    and its child processes (the grading workers; alive or reaped), from /proc."""
+
+    main: float
+    threads: float
+    children: float
+
+    @classmethod
+    def now(cls, driver_tid: int) -> Cpu:
+        me = os.getpid()
+        own, fields = _cpu_of(Path("/proc/self/stat"))
+        reaped = (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+        main = _cpu_of(Path(f"/proc/self/task/{me}/stat"))[0]
+        driver = _cpu_of(Path(f"/proc/self/task/{driver_tid}/stat"))[0]
+        alive = 0.0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                cpu, child = _cpu_of(entry / "stat")
+            except OSError:
+                continue
+            if int(child[1]) == me:
+                alive += cpu
+        return cls(main, own - main - driver, reaped + alive)
+
+    def __sub__(self, other: Cpu) -> Cpu:
+        return Cpu(
+            self.main - other.main, self.threads - other.threads, self.children - other.children
+        )
+
+    @property
+    def total(self) -> float:
+        return self.main + self.threads + self.children
 
 
 @dataclass
@@ -218,22 +234,26 @@ async def replica(args: argparse.Namespace, root: Path, prefix: str, database: s
         await driver.run(drive(students, "course", args.students))  # each picks the course
         await driver.run(drive_all(students, "question", args.students))
         await driver.run(drive_all(students, "practice", args.students * 2))
-        figures: dict[str, float] = {}
-        for kind in KINDS:
+        for kind in args.kinds.split(","):
             # CPU of this thread: waiting on the network or for a core is not counted.
             profile = cProfile.Profile(time.thread_time) if args.profile else None
             calls_before = len(driver.fake.calls)
-            before = replica_cpu_s(driver.tid)
+            before = Cpu.now(driver.tid)
             if profile is not None:
                 profile.enable()
             await driver.run(drive_all(students, kind, args.messages, settle_after=driver))
             if profile is not None:
                 profile.disable()
-            figures[kind] = (replica_cpu_s(driver.tid) - before) * 1000 / args.messages
+            used = Cpu.now(driver.tid) - before
             made = Counter(call.method for call in driver.fake.calls[calls_before:])
             each = ", ".join(f"{method} {n / args.messages:.2f}" for method, n in made.items())
-            print(f"{kind:9s} {args.messages} msgs: {figures[kind]:6.1f} ms of CPU a message")
-            print(f"          Bot API calls a message: {each}")
+            each_ms = used.total * 1000 / args.messages
+            print(f"{kind:9s} {args.messages} msgs: {each_ms:6.1f} ms of CPU a message")
+            print(
+                f"          main thread {used.main * 1000 / args.messages:.1f} ms, other threads "
+                f"{used.threads * 1000 / args.messages:.1f} ms, grading workers "
+                f"{used.children * 1000 / args.messages:.1f} ms; Bot API calls a message: {each}"
+            )
             if profile is not None:
                 print(top_functions(profile, args.top))
     driver.stop()
@@ -254,6 +274,7 @@ async def main() -> int:
     parser.add_argument("--students", type=int, default=8)
     parser.add_argument("--profile", action="store_true", help="print the top functions")
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--kinds", default=",".join(KINDS), help="which phases to time")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="coursebot-cpu-"))
     prefix = f"coursebot-cpu-{uuid.uuid4().hex[:8]}"

@@ -84,6 +84,9 @@ def session_for(
     options = ort.SessionOptions()
     # One inference at a time on every core (see the lock in MiniLMOnnxEmbedder).
     options.intra_op_num_threads = threads
+    # Idle pool threads sleep rather than spin for more work: a spinning thread burned more
+    # CPU after each short query than the query itself, taken from other requests.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if disabled_optimizers:
         # A comma-separated list of graph transformer names (onnxruntime's
         # kOrtSessionOptionsDisableSpecifiedOptimizers).
