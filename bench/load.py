@@ -58,6 +58,7 @@ RIGHT = ["2x", "cos(x)", "2x sin(x) + x^2 cos(x)", "-9.87"]
 WRONG = "7"
 KINDS = ("question", "practice", "upload")
 MIX = "question=0.3,practice=0.62,upload=0.08"
+MESSAGES_PER_S = 10_000
 
 
 class TimedTelegram(FakeTelegram):
@@ -98,6 +99,8 @@ def _env(data_dir: Path, prefix: str, database: str, http_port: int) -> dict[str
         COURSEBOT_PLACE_RATE_LIMIT="100000/minute",
         COURSEBOT_TELEGRAM_TOKEN=TOKEN,
         COURSEBOT_TELEGRAM_WEBHOOK_SECRET=SECRET,
+        # The fake Bot API has no flood limit: Telegram's 30 a second would cap each replica.
+        COURSEBOT_TELEGRAM_MESSAGES_PER_S=str(MESSAGES_PER_S),
         COURSEBOT_HTTP_PORT=str(http_port),
         COURSEBOT_HTTP_HOST="127.0.0.1",
         COURSEBOT_LOG_LEVEL="WARNING",

@@ -43,7 +43,7 @@ from typing import Any
 
 import asyncpg
 import httpx
-from load import EXERCISE, QUESTIONS, RIGHT, SECRET, WRONG, TimedTelegram, prepare
+from load import EXERCISE, MESSAGES_PER_S, QUESTIONS, RIGHT, SECRET, WRONG, TimedTelegram, prepare
 from support.fake_telegram import TOKEN, private_chat, user
 from support.paths import REDIS_URL
 from support.processes import free_port
@@ -218,6 +218,7 @@ async def replica(args: argparse.Namespace, root: Path, prefix: str, database: s
         database_url=database, jobs="redis", rate_limit="100000/minute",
         place_rate_limit="100000/minute", telegram_token=TOKEN,
         telegram_webhook_secret=SECRET, telegram_api_url=driver.fake.url,
+        telegram_messages_per_s=MESSAGES_PER_S,
         log_level="WARNING", log_format="json",
     )  # fmt: skip
     configure_logging(settings)

@@ -118,6 +118,15 @@ class Settings(BaseSettings):
         description="A Bot API server of your own (telegram-bot-api, larger files); "
         "unset = api.telegram.org.",
     )
+    # Telegram lets a bot send about 30 messages a second in all (its Bot API FAQ); past that
+    # it answers 429 and the bot waits. Replicas share one token, so in a deployment the sum
+    # over the replicas is what Telegram sees: lower it per replica when running several.
+    # Raise it only against a Bot API server that allows more (a local one, a test's fake).
+    telegram_messages_per_s: float = Field(
+        30,
+        gt=0,
+        description="Messages a second this process sends to Telegram at most (all chats).",
+    )
     discord_token: SecretStr | None = None
     discord_dev_guild: int | None = Field(
         None, description="Sync slash commands to this server only (instant, for development)."

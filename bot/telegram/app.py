@@ -35,7 +35,13 @@ def build_application(
     builder = (
         Application.builder()
         .token(settings.telegram_token.get_secret_value())
-        .rate_limiter(AIORateLimiter(max_retries=RATE_LIMIT_RETRIES))
+        .rate_limiter(
+            AIORateLimiter(
+                overall_max_rate=settings.telegram_messages_per_s,
+                overall_time_period=1,
+                max_retries=RATE_LIMIT_RETRIES,
+            )
+        )
         .concurrent_updates(ChatOrderedUpdates())
     )
     if base_url is not None:

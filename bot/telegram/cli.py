@@ -25,6 +25,8 @@ Settings (environment variables or .env):
   COURSEBOT_TELEGRAM_WEBHOOK_SECRET  webhook mode: the secret Telegram sends back with every
                                      update (letters, digits, _ and -); unset = a new one at
                                      each start, so replicas must all set the same one
+  COURSEBOT_TELEGRAM_MESSAGES_PER_S  messages a second this process sends in all (default 30,
+                                     Telegram's limit for a bot; replicas share it)
   COURSEBOT_MAX_UPLOAD_MB            largest file accepted (Telegram lets bots download at
                                      most 20 MB)
 

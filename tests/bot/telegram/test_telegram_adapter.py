@@ -279,6 +279,20 @@ async def test_the_application_is_rate_limited_and_ordered_per_chat(tg: Telegram
     assert tg.application.update_processor.max_concurrent_updates > 1
 
 
+def _overall_rate(application: TelegramApplication) -> float:
+    limiter = application.bot.rate_limiter
+    assert isinstance(limiter, AIORateLimiter) and limiter._base_limiter is not None
+    return limiter._base_limiter.max_rate
+
+
+async def test_the_overall_send_rate_is_telegrams_unless_set(
+    tg: TelegramBot, settings: Settings
+) -> None:
+    assert _overall_rate(tg.application) == 30  # Telegram's messages a second for a bot
+    faster = settings.model_copy(update={"telegram_messages_per_s": 500.0})
+    assert _overall_rate(build_application(faster, tg.core)) == 500
+
+
 async def test_start_up_publishes_the_command_menus(tg: TelegramBot) -> None:
     everyone, admins = tg.fake.calls_to("setMyCommands")
     # Expected from the registry: every listed command, staff ones only for admins, in order.
