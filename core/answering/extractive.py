@@ -11,6 +11,7 @@ unit holds too little of the question, the bot says the material does not cover 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -142,6 +143,8 @@ _ASKS_FOR_PRACTICE = re.compile(
 
 
 QUANTITY_WORDS = "much many"
+# Unit texts whose terms are remembered (a few hundred bytes each): a busy course's passages.
+UNIT_TERMS_CACHED = 20_000
 # A question asking whether ("Is there a curve?", "Can I resubmit?"): the unanswerable ones
 # are often of this kind, asking about a rule the syllabus never states.
 _ASKS_WHETHER = re.compile(
@@ -169,6 +172,12 @@ class ExtractiveAnswerer:
         # key terms they were absent from every unit and outweighed the subject ("How much
         # is homework worth?" was declined beside "Homework | 20%").
         self.asking = frozenset(self.terms.terms(QUANTITY_WORDS))
+        # The terms of units' texts, remembered: the same passages come back for question
+        # after question, and reading their terms was ~100 encoder calls an answer.
+        self._unit_terms = functools.lru_cache(maxsize=UNIT_TERMS_CACHED)(self._read_terms)
+
+    def _read_terms(self, text: str) -> tuple[str, ...]:
+        return tuple(self._terms(text))
 
     async def answer(self, question: str, hits: list[SearchHit]) -> Answer:
         units = [
@@ -263,8 +272,8 @@ class ExtractiveAnswerer:
         only in the unit's headings count HEADING_WEIGHT (a table row's, in full). Then the
         weighted share of the terms found anywhere in the units (their headings too), and the
         share of terms found nowhere."""
-        bodies = [set(self._terms(unit.shown)) for unit in units]
-        headings = [set(self._terms(f"{unit.heading} {unit.context}")) for unit in units]
+        bodies = [set(self._unit_terms(unit.shown)) for unit in units]
+        headings = [set(self._unit_terms(f"{unit.heading} {unit.context}")) for unit in units]
         # A table's heading says what its rows are ("Grading Policy"): it counts in full.
         labels = [1.0 if unit.kind is UnitKind.ROW else HEADING_WEIGHT for unit in units]
         seen = Counter(term for body in bodies for term in body)
@@ -293,7 +302,7 @@ class ExtractiveAnswerer:
         cell, an item's subject)."""
         keys = set(wanted)
         leads = [
-            len(keys & set(self._terms(_opening(unit))[: len(keys) + 1])) / len(keys)
+            len(keys & set(self._unit_terms(_opening(unit))[: len(keys) + 1])) / len(keys)
             for unit in units
         ]
         return np.array(leads, dtype=np.float32)
