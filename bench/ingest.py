@@ -4,10 +4,10 @@ Prints files, pages, chunks, wall time, pages/s, chunks/s, the share of time spe
 and peak memory. Run: python bench/ingest.py [DATASET_DIR] [--engine edge|local]
 [--embedder fast|legacy] [--pictures off|on|both]
 
---pictures on keeps a picture of every PDF page as the bot does (`core.page_pictures`), in a
-temporary folder, and prints how many were kept and their size; --pictures both ingests the
-corpus without and with pictures in one run, interleaved course by course like --compare,
-and prints the ratio of pages/s.
+--pictures on keeps a picture of every PDF page (and of every slide, where LibreOffice is
+installed) as the bot does (`core.page_pictures`), in a temporary folder, and prints how many
+were kept and their size; --pictures both ingests the corpus without and with pictures in one
+run, interleaved course by course like --compare, and prints the ratio of pages/s.
 
 --compare ingests the corpus with the legacy and the fast bundled model in one run,
 interleaved course by course (the order alternating), each into an index of its own, and
@@ -30,6 +30,7 @@ from core.embedding.minilm_onnx import BUNDLED_MODELS, MiniLMOnnxEmbedder, bundl
 from core.index import ChunkIndex, EdgeQdrantClient, SparseEncoder
 from core.page_pictures import PagePictures
 from ingestion import Ingestor, discover
+from ingestion.slide_pictures import SlideConverter
 
 DEFAULT_DATASET = Path(__file__).resolve().parents[1].parent / "shared/datasets/syllabusqa-dev"
 
@@ -134,6 +135,8 @@ async def open_run(label: str, choice: str, engine: str, root: Path, pictures: b
         sparse=SparseEncoder(),
         max_bytes=50 << 20,
         pictures=PagePictures(root / "pages", 500 << 20) if pictures else None,
+        # Decks are pictured as the bot does, where LibreOffice is installed.
+        slides=SlideConverter.find() if pictures else None,
     )
     return Run(label, embedder, index, ingestor)
 
