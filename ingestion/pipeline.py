@@ -6,7 +6,9 @@ leaves the index as it was; the other files go on.
 
 Reading runs one file ahead of embedding: a producer task checks, loads and chunks the next
 file while the current one is embedded and written (the embedder is most of the time), with
-at most PREPARED_AHEAD files waiting in between. Files are written and reported in order."""
+at most PREPARED_AHEAD files waiting in between. Files are written and reported in order.
+Pages are pictured in a lane of their own beside both (one file at a time, across runs): a
+file's pictures are shown once its chunks are in and they are drawn, before the run ends."""
 
 from __future__ import annotations
 
@@ -99,8 +101,8 @@ class _Prepared:
     facts: list[CourseFact] = field(default_factory=list)
     outcomes: list[OutcomeFact] = field(default_factory=list)
     assessments: list[AssessmentFact] = field(default_factory=list)
-    # Its pages' pictures, shown once its chunks are in (`PagePictures.commit`).
-    pictures: PageDraft | None = None
+    # Its pages' pictures being drawn, shown once its chunks are in (`PagePictures.commit`).
+    pictures: asyncio.Task[PageDraft | None] | None = None
 
 
 class Ingestor:
@@ -139,6 +141,9 @@ class Ingestor:
         self._told_about_slides = False
         # pdfium is not thread-safe: one call into it at a time, across this ingestor's runs.
         self._pdfium = threading.Lock()
+        # One file's pages pictured at a time: the course's room is read with the last
+        # file's pictures on disk, and drawing takes one core at most.
+        self._drawing = asyncio.Semaphore(1)
 
     async def ingest(
         self,
@@ -165,10 +170,16 @@ class Ingestor:
         # Read before the producer starts: a failure here ends the run instead of the producer.
         notes = await self._notes(owner_id) if owner_id is not None else None
 
+        drawing: list[asyncio.Task[PageDraft | None]] = []
+        showing: list[asyncio.Task[None]] = []
+
         async def produce() -> None:
             queued: dict[str, str] = {}
             for source in sources:
-                await prepared.put(await self._prepare(source, course_id, owner_id, queued, notes))
+                item = await self._prepare(source, course_id, owner_id, queued, notes)
+                if isinstance(item, _Prepared) and item.pictures is not None:
+                    drawing.append(item.pictures)
+                await prepared.put(item)
 
         producer = asyncio.create_task(produce())
         try:
@@ -177,6 +188,8 @@ class Ingestor:
                 item = await prepared.get()
                 if isinstance(item, _Prepared):
                     result = await self._write(item, course_id, lambda: progress, tell)
+                    if item.pictures is not None:
+                        showing.append(asyncio.create_task(self._settle_pictures(item, result)))
                 else:
                     result = item
                 report.results.append(result)
@@ -195,9 +208,12 @@ class Ingestor:
                     error=result.error or None,
                 )
             await producer
+            await asyncio.gather(*showing)
         finally:
             # Only still running when the loop above failed (or was cancelled).
             producer.cancel()
+            for task in (*drawing, *showing):
+                task.cancel()
         return report
 
     def type_error(self, file_name: str) -> str | None:
@@ -311,7 +327,7 @@ class Ingestor:
             facts = course_facts(document, doc_id) if owner_id is None else []
             outcomes = course_outcomes(document, doc_id) if owner_id is None else []
             graded = course_assessments(document, doc_id) if owner_id is None else []
-            pictures = await self._picture(source, course_id, doc_id, document.page_count)
+            pictures = self._start_pictures(source, course_id, doc_id, document.page_count)
             return _Prepared(
                 source, meta, chunks, document.page_count, previous is not None, facts,
                 outcomes, graded, pictures,
@@ -329,11 +345,10 @@ class Ingestor:
         with self._pdfium:
             return loader(path, name, with_images)
 
-    async def _picture(
+    def _start_pictures(
         self, source: SourceFile, course_id: str, doc_id: str, pages: int
-    ) -> PageDraft | None:
-        """Pictures of the file's `pages` pages, as a draft shown once its chunks are in. Never
-        fails the file: what cannot be pictured is logged and left out."""
+    ) -> asyncio.Task[PageDraft | None] | None:
+        """Start drawing the file's `pages` pages, or None when they are not pictured."""
         store = self.pictures
         if store is None:
             return None
@@ -345,17 +360,29 @@ class Ingestor:
                 self._told_about_slides = True
                 log.info("slides (PPTX) are not pictured: LibreOffice (soffice) is not installed")
             return None
+        return asyncio.create_task(self._picture(store, source, course_id, doc_id, pages))
+
+    async def _picture(
+        self, store: PagePictures, source: SourceFile, course_id: str, doc_id: str, pages: int
+    ) -> PageDraft | None:
+        """Pictures of the file's pages, as a draft shown once its chunks are in. Never
+        fails the file: what cannot be pictured is logged and left out."""
         draft = None
-        try:
-            room = await asyncio.to_thread(store.room, course_id, doc_id)
-            draft = await asyncio.to_thread(store.draft, course_id, doc_id)
-            await asyncio.to_thread(self._draw, source, draft, room, pages)
-            return draft
-        except Exception as error:
-            log.warning("pages not pictured", file=source.file_name, error=str(error))
-            if draft is not None:
-                await asyncio.to_thread(store.discard, draft)
-            return None
+        async with self._drawing:
+            try:
+                room = await asyncio.to_thread(store.room, course_id, doc_id)
+                draft = await asyncio.to_thread(store.draft, course_id, doc_id)
+                await asyncio.to_thread(self._draw, source, draft, room, pages)
+                return draft
+            except asyncio.CancelledError:
+                if draft is not None:
+                    store.discard(draft)
+                raise
+            except Exception as error:
+                log.warning("pages not pictured", file=source.file_name, error=str(error))
+                if draft is not None:
+                    await asyncio.to_thread(store.discard, draft)
+                return None
 
     def _draw(self, source: SourceFile, draft: PageDraft, room: int, pages: int) -> Pictured:
         """Draw a PDF's pages, or a deck's slides once LibreOffice has printed them (blocking)."""
@@ -389,33 +416,27 @@ class Ingestor:
                     meta.course_id, meta.document_id, prepared.facts, prepared.outcomes,
                     prepared.assessments,
                 )  # fmt: skip
-            try:
-                await self.writer.replace(
-                    prepared.meta, prepared.chunks, uuid.uuid4().hex, embedded
-                )
-            except BaseException:
-                await self._drop_pictures(prepared)
-                raise
-            await self._show_pictures(prepared)
+            await self.writer.replace(prepared.meta, prepared.chunks, uuid.uuid4().hex, embedded)
             status = FileStatus.REPLACED if prepared.replaces else FileStatus.ADDED
             return FileResult(source.file_name, status, len(prepared.chunks), prepared.pages)
         except Exception as error:
             return _failure(source, course_id, error)
 
-    async def _show_pictures(self, prepared: _Prepared) -> None:
-        """The new pages' pictures in place of the old ones (of an earlier version too)."""
-        draft, store, meta = prepared.pictures, self.pictures, prepared.meta
+    async def _settle_pictures(self, prepared: _Prepared, result: FileResult) -> None:
+        """Once drawn, the new pages' pictures in place of the old ones (of an earlier version
+        too) where the file's chunks went in; dropped where they did not."""
+        store, meta = self.pictures, prepared.meta
+        draft = await prepared.pictures if prepared.pictures is not None else None
         if draft is None or store is None:
+            return
+        if result.status not in (FileStatus.ADDED, FileStatus.REPLACED):
+            await asyncio.to_thread(store.discard, draft)
             return
         try:
             await asyncio.to_thread(store.commit, draft, meta.file_name, meta.owner_id)
         except Exception as error:
             log.warning("pages not pictured", file=meta.file_name, error=str(error))
             await asyncio.to_thread(store.discard, draft)
-
-    async def _drop_pictures(self, prepared: _Prepared) -> None:
-        if prepared.pictures is not None and self.pictures is not None:
-            await asyncio.to_thread(self.pictures.discard, prepared.pictures)
 
     async def _captions(self, document: LoadedDocument) -> list[Block]:
         if self.captioner is None:

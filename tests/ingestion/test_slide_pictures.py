@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -158,3 +159,37 @@ async def test_a_deck_libreoffice_cannot_print_goes_in_without_pictures(
     assert report.results[0].status is FileStatus.ADDED and report.results[0].chunks > 0
     assert pictured_files(pictures, document_id(COURSE, "week1.pptx")) == []
     assert not any(p.name.startswith(".draft-") for p in pictures.root.rglob("*"))
+
+
+async def test_pages_are_pictured_beside_the_embedder(
+    index: ChunkIndex,
+    embedder: MiniLMOnnxEmbedder,
+    pictures: PagePictures,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LibreOffice prints the deck only once the deck's chunks are being embedded: drawn
+    before embedding, as one step after the other, it would wait in vain and time out."""
+    embedding = tmp_path / "embedding-started"
+    for name in ("embed", "embed_with_units"):
+        inner = getattr(embedder, name)
+
+        async def marked(texts, inner=inner):  # type: ignore[no-untyped-def]
+            embedding.touch()
+            return await inner(texts)
+
+        monkeypatch.setattr(embedder, name, marked)
+    one_page = course_pdf(tmp_path / "one.pdf", 1)
+    body = (
+        f'for i in $(seq 100); do [ -f "{embedding}" ] && break; sleep 0.05; done\n'
+        f'[ -f "{embedding}" ] && mkdir -p "$OUT" && cp "{one_page}" "$OUT/deck.pdf"'
+    )
+    converter = fake_soffice(tmp_path, body)
+    ingestor = ingestor_with(index, embedder, pictures, replace(converter, timeout_s=30.0))
+    deck = course_deck(tmp_path / "week1.pptx", 1)
+    report = await ingestor.ingest([SourceFile.at(deck)], COURSE)
+    assert report.results[0].status is FileStatus.ADDED
+    assert pictured_files(pictures, document_id(COURSE, "week1.pptx")) == [
+        "p0001.png",
+        "pages.json",
+    ]
