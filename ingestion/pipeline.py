@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import tempfile
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -50,13 +51,15 @@ from ingestion.indexer import ChunkWriter, DocumentMeta
 from ingestion.kinds import infer_kind
 from ingestion.loaders import loader_for
 from ingestion.loaders.ocr import TesseractOcr
-from ingestion.page_pictures import Pictured, picture_pdf, pictured
+from ingestion.page_pictures import picture_pdf, pictured
 from ingestion.slide_pictures import SlideConverter, is_deck
 
 log = structlog.get_logger(__name__)
 
 # Files loaded and chunked, waiting for the embedder (each holds its chunks in memory).
 PREPARED_AHEAD = 1
+# Decks LibreOffice prints at once (each a process of ~150 MB, mostly waiting to start).
+PRINTING_AT_ONCE = 2
 
 # The data types live in the core (the facade passes them along); re-exported here.
 __all__ = [
@@ -144,6 +147,7 @@ class Ingestor:
         # One file's pages pictured at a time: the course's room is read with the last
         # file's pictures on disk, and drawing takes one core at most.
         self._drawing = asyncio.Semaphore(1)
+        self._printing = asyncio.Semaphore(PRINTING_AT_ONCE)
 
     async def ingest(
         self,
@@ -368,30 +372,31 @@ class Ingestor:
         """Pictures of the file's pages, as a draft shown once its chunks are in. Never
         fails the file: what cannot be pictured is logged and left out."""
         draft = None
-        async with self._drawing:
-            try:
-                room = await asyncio.to_thread(store.room, course_id, doc_id)
-                draft = await asyncio.to_thread(store.draft, course_id, doc_id)
-                await asyncio.to_thread(self._draw, source, draft, room, pages)
-                return draft
-            except asyncio.CancelledError:
-                if draft is not None:
-                    store.discard(draft)
-                raise
-            except Exception as error:
-                log.warning("pages not pictured", file=source.file_name, error=str(error))
-                if draft is not None:
-                    await asyncio.to_thread(store.discard, draft)
-                return None
-
-    def _draw(self, source: SourceFile, draft: PageDraft, room: int, pages: int) -> Pictured:
-        """Draw a PDF's pages, or a deck's slides once LibreOffice has printed them (blocking)."""
-        name = source.file_name
-        if self.slides is None or not is_deck(name):
-            return picture_pdf(source.path, draft, room, lock=self._pdfium, file_name=name)
-        with self.slides.printed(source.path) as printed:
-            # Page N must be slide N, as the chunks cite it.
-            return picture_pdf(printed, draft, room, lock=self._pdfium, file_name=name, pages=pages)
+        try:
+            with tempfile.TemporaryDirectory(prefix="coursebot-slides-") as work:
+                pdf, expected = source.path, None
+                if self.slides is not None and is_deck(source.file_name):
+                    # Printing is mostly LibreOffice starting: decks print side by side.
+                    async with self._printing:
+                        pdf = await asyncio.to_thread(self.slides.print_pdf, pdf, Path(work))
+                    expected = pages  # page N must be slide N, as the chunks cite it
+                async with self._drawing:
+                    room = await asyncio.to_thread(store.room, course_id, doc_id)
+                    draft = await asyncio.to_thread(store.draft, course_id, doc_id)
+                    await asyncio.to_thread(
+                        picture_pdf, pdf, draft, room, lock=self._pdfium,
+                        file_name=source.file_name, pages=expected,
+                    )  # fmt: skip
+            return draft
+        except asyncio.CancelledError:
+            if draft is not None:
+                store.discard(draft)
+            raise
+        except Exception as error:
+            log.warning("pages not pictured", file=source.file_name, error=str(error))
+            if draft is not None:
+                await asyncio.to_thread(store.discard, draft)
+            return None
 
     async def _write(
         self,

@@ -14,9 +14,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,20 +53,16 @@ class SlideConverter:
             return None
         return cls(found, timeout_s)
 
-    @contextmanager
-    def printed(self, deck: Path) -> Iterator[Path]:
-        """The deck at `deck` as a PDF, in a temporary folder removed on leaving. Blocking:
-        run it in a worker thread."""
-        with tempfile.TemporaryDirectory(prefix="coursebot-slides-") as folder:
-            work = Path(folder)
-            # A fixed name: the file's own could start with '-' or hold anything.
-            source = work / "deck.pptx"
-            shutil.copyfile(deck, source)
-            self._run(work, source)
-            pdf = work / "out" / "deck.pdf"
-            if not pdf.is_file():
-                raise SlideConversionError("LibreOffice wrote no PDF")
-            yield pdf
+    def print_pdf(self, deck: Path, work: Path) -> Path:
+        """The deck at `deck` printed to a PDF in the empty folder `work` (blocking)."""
+        # A fixed name: the file's own could start with '-' or hold anything.
+        source = work / "deck.pptx"
+        shutil.copyfile(deck, source)
+        self._run(work, source)
+        pdf = work / "out" / "deck.pdf"
+        if not pdf.is_file():
+            raise SlideConversionError("LibreOffice wrote no PDF")
+        return pdf
 
     def _run(self, work: Path, source: Path) -> None:
         command = [
