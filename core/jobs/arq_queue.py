@@ -65,11 +65,14 @@ class ArqJobs:
         key: str | None = None,
         on_progress: Progress | None = None,
     ) -> Any:
+        # arq keeps jobs and results under the job's id alone, whatever the queue: the
+        # deployment's prefix keeps another deployment's job of the same key apart.
+        job_id = f"{self._prefix}:{key}" if key is not None else None
         job = await self._pool.enqueue_job(
-            "run_job", kind, dict(args), _job_id=key, _queue_name=self._queue
+            "run_job", kind, dict(args), _job_id=job_id, _queue_name=self._queue
         )
         if job is None:  # a job with this key exists (running, or its result kept): join it
-            job = Job(key or "", self._pool, _queue_name=self._queue)
+            job = Job(job_id or "", self._pool, _queue_name=self._queue)
         log.info("job queued", job_id=job.job_id, job=kind)
         return unwrap(await self._wait(job, on_progress))
 
@@ -77,12 +80,14 @@ class ArqJobs:
         key = _progress_key(self._prefix, job.job_id)
         shown: bytes | None = None
         while True:
+            # The state first, then the progress: a job's last report ("ready") is written
+            # before it completes, so a finished job's last report is never missed.
+            status = await job.status()
             if on_progress is not None:
                 raw = await self._pool.get(key)
                 if raw is not None and raw != shown:
                     shown = raw
                     await on_progress(json.loads(raw))
-            status = await job.status()
             if status in (JobStatus.complete, JobStatus.not_found):
                 return await job.result(timeout=0, poll_delay=POLL_S)
             await asyncio.sleep(POLL_S)
