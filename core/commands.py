@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from core.lessons import LessonService
     from core.practice import PracticeService
     from core.practice.review import MistakeReview
+    from core.progress import StepReport
     from core.replies import Reply
     from core.requests import Request
     from core.schedules import ScheduleDesk
@@ -184,6 +185,8 @@ class Call:
     request: Request
     ctx: Context | None
     args: Arguments
+    # Where a job command reports its steps (`core.progress.Steps`); None when nobody waits.
+    report: StepReport | None = None
 
     @property
     def context(self) -> Context:
@@ -571,7 +574,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "exercise", "a generated exercise on a topic",
         lambda d, c: d.practice.exercise(
-            c.context, c.args.text("topic"), c.args.text("difficulty") or "medium"
+            c.context, c.args.text("topic"), c.args.text("difficulty") or "medium",
+            report=c.report,
         ),
         (
             Option("topic", "the topic to practise", required=True, rest=True),
@@ -583,7 +587,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "lesson", "a short lesson on a topic as PDF slides",
         lambda d, c: d.lessons.command(
             c.context, c.args.text("topic"), slides=c.args.text("slides") or None,
-            profile=c.args.text("profile") or None, fresh=c.args.flag("new"),
+            profile=c.args.text("profile") or None, fresh=c.args.flag("new"), report=c.report,
         ),
         (
             Option("topic", 'the topic, or edit N "instruction" to revise slide N of your '
@@ -606,7 +610,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "flashcards", "flashcards on a topic (backs hidden)",
         lambda d, c: d.study.flashcards(
             c.context, c.args.text("topic"), fresh=c.args.flag("new"), csv=c.args.flag("csv"),
-            anki=c.args.flag("anki"),
+            anki=c.args.flag("anki"), report=c.report,
         ),
         (
             _TOPIC, _NEW,
@@ -619,7 +623,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "quiz", "a multiple-choice quiz on a topic",
         lambda d, c: d.study.quiz(
             c.context, c.args.text("topic"), count=c.args.number("questions"),
-            fresh=c.args.flag("new"),
+            fresh=c.args.flag("new"), report=c.report,
         ),
         (
             _TOPIC,
@@ -660,7 +664,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "mindmap", "a mind map of a topic, as a picture",
-        lambda d, c: d.study.mindmap(c.context, c.args.text("topic"), fresh=c.args.flag("new")),
+        lambda d, c: d.study.mindmap(
+            c.context, c.args.text("topic"), fresh=c.args.flag("new"), report=c.report
+        ),
         (_TOPIC, _NEW), slow=True, job=True, misuse=_study_misuse("mindmap"),
     ),
     CommandSpec(

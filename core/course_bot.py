@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import asdict, replace
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -49,7 +49,7 @@ from core.generation.materials import MaterialsDesk
 from core.index import ChunkIndex
 from core.index.payload import ChunkRecord
 from core.input_limits import check_text_length
-from core.jobs import InProcessJobs, JobHandler, JobQueue, JobRun
+from core.jobs import InProcessJobs, JobHandler, JobQueue, JobRun, Progress
 from core.ledger import ReplyLedger
 from core.lessons import LessonResult, LessonService, Profile
 from core.lessons.command import parse_bounds, parse_profile
@@ -66,6 +66,8 @@ from core.page_pictures import PagePictures
 from core.permissions import Action, effective_roles, require
 from core.practice import PracticeService
 from core.practice.review import MistakeReview
+from core.progress import StepProgress, from_payload
+from core.progress import payload as progress_payload
 from core.replies import (
     DocumentReply,
     ErrorReply,
@@ -261,7 +263,10 @@ class CourseBot:
             )
         call = Call(request, ctx, spec.arguments(parsed))
         if spec.job:
-            result = await self._jobs.run("command", _portable(spec.name, call), key=request.key)
+            result = await self._jobs.run(
+                "command", _portable(spec.name, call), key=request.key,
+                on_progress=_shown_to(request.on_progress),
+            )  # fmt: skip
         else:
             result = await spec.handler(self._desks, call)
         if told:
@@ -452,19 +457,15 @@ class CourseBot:
         key: str | None = None,
         by: str = "console",
     ) -> IngestReport:
-        async def progress(payload: dict[str, Any]) -> None:
-            if on_progress is not None:
-                outcome = on_progress(IngestProgress(**payload))
-                if outcome is not None:
-                    await outcome
-
         args = {
             "course": course_id,
             "owner": owner,
             "by": by,
             "files": [[str(source.path), source.file_name] for source in sources],
         }
-        report: IngestReport = await self._jobs.run("ingest", args, key=key, on_progress=progress)
+        report: IngestReport = await self._jobs.run(
+            "ingest", args, key=key, on_progress=_shown_to(on_progress)
+        )
         return report
 
     async def ingest_job(
@@ -483,7 +484,7 @@ class CourseBot:
         sources = [SourceFile(Path(path), name) for path, name in args["files"]]
 
         async def progress(state: IngestProgress) -> None:
-            await run.report(asdict(state))
+            await run.report(progress_payload(state))
 
         # Idempotent: a second run skips the files the first one finished and replaces
         # what it left half-written (ingestion/pipeline.py).
@@ -499,7 +500,11 @@ class CourseBot:
         if not run.first:
             # The first run may have saved a new set before it died: serve that one.
             values.pop("new", None)
-        call = Call(args["request"], args["ctx"], Arguments(values))
+
+        async def report(state: StepProgress) -> None:
+            await run.report(progress_payload(state))
+
+        call = Call(args["request"], args["ctx"], Arguments(values), report=report)
         return await spec.handler(self._desks, call)
 
     async def exercise_moved(self, request: Request, chat_id: str) -> None:
@@ -746,6 +751,20 @@ def _portable(name: str, call: Call) -> dict[str, Any]:
     files: a job command takes none)."""
     request = replace(call.request, files=(), on_progress=None)
     return {"name": name, "request": request, "ctx": call.ctx, "values": dict(call.args.values)}
+
+
+def _shown_to(show: Callable[[Any], Awaitable[None] | None] | None) -> Progress | None:
+    """A job's progress, as it crosses the queue, handed back in its shape to whoever
+    shows it (a `ShowProgress`, or an ingestion's `ProgressCallback` for an ingest job)."""
+    if show is None:
+        return None
+
+    async def shown(data: dict[str, Any]) -> None:
+        outcome = show(from_payload(data))
+        if outcome is not None:
+            await outcome
+
+    return shown
 
 
 def _command_of(request: Request) -> str:

@@ -67,6 +67,10 @@ class IngestProgress:
     current: str = ""
     stage: str = ""
 
+    @property
+    def finished(self) -> bool:
+        return self.files_done >= self.files_total
+
 
 ProgressCallback = Callable[[IngestProgress], Awaitable[None] | None]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from core.commands import ParsedCommand, parse_command
 from core.context import Audience, Member
-from core.material import ProgressCallback
+from core.progress import ShowProgress
 from core.replies import Reply
 
 Download = Callable[[Path], Awaitable[None]]
@@ -57,7 +57,9 @@ class Request:
     `course` is set only by an operator's adapter (the console, the command line), whose
     user chose it: chat adapters leave the course to bindings and membership.
     `invite_link` is how the platform writes a link that opens a direct message with the
-    bot and sends it `/start CODE` (`{code}` stands for the code), where it has one."""
+    bot and sends it `/start CODE` (`{code}` stands for the code), where it has one.
+    `on_progress` hears how far the request's job has come (an ingestion, a lesson, a set),
+    for a message the adapter edits as it advances."""
 
     member: Member
     place: Place
@@ -68,7 +70,7 @@ class Request:
     course: str | None = None
     operator: bool = False
     invite_link: str = ""
-    on_progress: ProgressCallback | None = field(default=None, compare=False)
+    on_progress: ShowProgress | None = field(default=None, compare=False)
 
     @property
     def key(self) -> str:

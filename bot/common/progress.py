@@ -1,5 +1,6 @@
-"""Ingestion progress as an edited chat message, throttled: platforms rate-limit edits, and a
-student needs a sign of life every second or two, not every chunk."""
+"""A job's progress (an ingestion, a lesson or set being made) as an edited chat message,
+throttled: platforms rate-limit edits, and a student needs a sign of life every second or
+two, not every chunk. Every adapter shows progress through this one class."""
 
 from __future__ import annotations
 
@@ -9,15 +10,15 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from bot.common.wording import progress_text
-from core.material import IngestProgress
+from core.progress import JobProgress
 
 log = structlog.get_logger(__name__)
 
 
 class ProgressMessage:
-    """A ProgressCallback that edits one message through `edit(text)`, at most once per
-    `interval_s` (the last file's update is always shown). A failed edit is logged and does
-    not stop the run."""
+    """A `ShowProgress` that edits one message through `edit(text)`, at most once per
+    `interval_s` (the final update, the last file's or "ready", is always shown). A failed
+    edit is logged and does not stop the job."""
 
     def __init__(
         self,
@@ -31,9 +32,9 @@ class ProgressMessage:
         self._last_at: float | None = None
         self._last_text = ""
 
-    async def __call__(self, progress: IngestProgress) -> None:
+    async def __call__(self, progress: JobProgress) -> None:
         now = self._clock()
-        final = progress.files_done >= progress.files_total
+        final = progress.finished
         due = self._last_at is None or now - self._last_at >= self._interval_s
         text = progress_text(progress)
         if not (due or final) or text == self._last_text:

@@ -3,7 +3,8 @@ own markup around these plain strings; the words are chosen once, here."""
 
 from __future__ import annotations
 
-from core.material import FileResult, FileStatus, IngestProgress, IngestReport
+from core.material import FileResult, FileStatus, IngestReport
+from core.progress import JobProgress, StepProgress
 from core.replies import (
     Answer,
     Citation,
@@ -163,8 +164,10 @@ def ingest_report_lines(report: IngestReport) -> list[str]:
     return [*(file_result_line(r) for r in report.results), ingest_summary(report)]
 
 
-def progress_text(progress: IngestProgress) -> str:
-    """One line for a progress message that is edited as the run advances."""
+def progress_text(progress: JobProgress) -> str:
+    """One line for a progress message that is edited as the job advances."""
+    if isinstance(progress, StepProgress):
+        return _steps_text(progress)
     current = f": {shown_name(progress.current)}" if progress.current else ""
     stage = f" ({progress.stage})" if progress.stage else ""
     return (
@@ -172,3 +175,10 @@ def progress_text(progress: IngestProgress) -> str:
         f"{progress.files_total}{current}{stage} — {plural(progress.pages, 'page')}, "
         f"{plural(progress.chunks, 'chunk')} so far"
     )
+
+
+def _steps_text(progress: StepProgress) -> str:
+    made = f"your {progress.making} on '{shown_name(progress.topic)}'"
+    if progress.finished:
+        return f"Ready: {made}."
+    return f"Making {made}: {progress.stage} (step {progress.step} of {progress.steps})…"

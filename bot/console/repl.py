@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from bot.common.progress import ProgressMessage
 from bot.common.wording import shown_name
 from bot.console.files import DEFAULT_FOLDER, save_document, shown_path
 from bot.console.render import render
@@ -22,6 +23,7 @@ from core.context import Audience, Member
 from core.course_bot import CourseBot
 from core.courses import parse_course_id
 from core.errors import BadInputError
+from core.progress import ShowProgress
 from core.replies import DocumentReply, ErrorReply, Reply
 from core.requests import Place, Request, Response
 
@@ -49,7 +51,12 @@ class ConsoleSpeaker:
     def operator(self) -> bool:
         return self.user == OPERATOR
 
-    def request(self, text: str = "", command: ParsedCommand | None = None) -> Request:
+    def request(
+        self,
+        text: str = "",
+        command: ParsedCommand | None = None,
+        on_progress: ShowProgress | None = None,
+    ) -> Request:
         if self.group:
             place = Place(
                 Audience.SHARED,
@@ -69,6 +76,7 @@ class ConsoleSpeaker:
             command=command,
             course=self.course,
             operator=self.operator,
+            on_progress=on_progress,
         )
 
     def switch(self, line: str) -> str | None:
@@ -105,6 +113,17 @@ async def stdin_reader(prompt: str) -> str | None:
         return await asyncio.to_thread(input, prompt)
     except EOFError:
         return None
+
+
+def progress_lines(out: TextIO) -> ProgressMessage:
+    """A job's progress (a lesson, a set being made) as lines printed while it runs, at the
+    pace of the chat adapters' edited messages."""
+
+    async def line(text: str) -> None:
+        out.write(f"… {text}\n")
+        out.flush()
+
+    return ProgressMessage(line)
 
 
 def write(response: Response, out: TextIO, files: Path = DEFAULT_FOLDER) -> None:
@@ -146,7 +165,7 @@ async def run_chat(
         if switched is not None:
             out.write(switched + "\n")
             continue
-        response = await core.handle(speaker.request(line))
+        response = await core.handle(speaker.request(line, on_progress=progress_lines(out)))
         write(response, out, files)
         if line.strip().lower().startswith("/help"):
             out.write(CONSOLE_HELP + "\n")

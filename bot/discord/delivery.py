@@ -67,7 +67,7 @@ class Responder:
         self._original = _Original.USED
 
     async def show_progress(self, text: str) -> None:
-        """Edit the deferred message in place (ingestion progress)."""
+        """Edit the deferred message in place (a job's progress)."""
         if self._original not in (_Original.THINKING, _Original.PROGRESS):
             return
         await self.interaction.edit_original_response(

@@ -58,7 +58,13 @@ class Handlers:
             ParsedCommand(name, options=dict(options or {})),
             attachments=attachments,
             bind=bind,
-            on_progress=ProgressMessage(responder.show_progress) if attachments else None,
+            # An ingestion or a job (a lesson, a set being made) edits the deferred response
+            # as it advances; the final reply replaces it.
+            on_progress=(
+                ProgressMessage(responder.show_progress)
+                if attachments or (spec is not None and spec.job)
+                else None
+            ),
         )
         response = await self.core.handle(request)
         step = next((r for r in response.replies if isinstance(r, StepPrompt)), None)

@@ -37,7 +37,7 @@ from bot.telegram.callbacks import (
     vote_command,
 )
 from bot.telegram.delivery import Sent, Target, deliver, edit, typing
-from bot.telegram.files import UploadProgress, incoming_file
+from bot.telegram.files import incoming_file
 from bot.telegram.markup import PARSE_MODE, escape
 from bot.telegram.members import (
     PLATFORM,
@@ -47,6 +47,7 @@ from bot.telegram.members import (
     place_of,
     principal_argument,
 )
+from bot.telegram.progress import ChatProgress
 from bot.telegram.render import Outgoing, PollMessage, TextMessage, render, render_all
 from core.commands import ParsedCommand, command_spec, parse_command
 from core.course_bot import INTERNAL_ERROR, CourseBot
@@ -109,11 +110,20 @@ class TelegramHandlers:
         if words_before is not None:
             who = principal_argument(parsed.argument, message, words_before)
             parsed = ParsedCommand(parsed.name, who)
-        request = await self._request(
-            context.bot, message, command=parsed, admin_check=spec is not None and spec.chat_admin
+        # A job (a lesson, a set being made) shows its steps in a message edited as it goes.
+        progress = (
+            ChatProgress(context.bot, Target.answering(message)) if spec and spec.job else None
         )
+        request = await self._request(
+            context.bot, message, command=parsed, admin_check=spec is not None and spec.chat_admin,
+            on_progress=progress,
+        )  # fmt: skip
         async with _working(context.bot, message, spec is not None and spec.slow):
             response = await self.core.handle(request)
+        if progress is not None:
+            items = render_all(list(response.replies))
+            await progress.conclude(items, self._remember_polls(request))
+            return
         await _reply(context.bot, message, response, self._remember_polls(request))
 
     async def on_text(self, update: Update, context: Callback) -> None:
@@ -139,7 +149,7 @@ class TelegramHandlers:
         caption = message.caption or ""
         command = None if for_another_bot(caption, context.bot.bot) else parse_command(caption)
         target = Target.answering(message)
-        progress = UploadProgress(context.bot, target)
+        progress = ChatProgress(context.bot, target)
         request = await self._request(
             context.bot,
             message,

@@ -72,6 +72,15 @@ from core.lessons.typst_engine import RenderError
 from core.lessons.widgets import RefusedWidget, sanitise_widget, widget_file_name
 from core.lessons.writer import DeckWriter
 from core.page_pictures import PagePictures, SeenPages
+from core.progress import (
+    CHECKING_PDF,
+    READING,
+    REVISING_SLIDE,
+    TYPESETTING,
+    WRITING_SLIDES,
+    StepReport,
+    Steps,
+)
 from core.replies import DocumentReply, Reply
 from core.retrieval import MIN_TOPIC_SIMILARITY
 from core.visibility import Access, Visibility, access, made_as, visible_to_owner
@@ -82,6 +91,8 @@ SIMILARITY_CHARS = 1500
 MODEL_PASSAGES = 8
 EDIT_PASSAGES = 6
 QUERY_CHARS = 600
+LESSON_STEPS = (READING, WRITING_SLIDES, TYPESETTING, CHECKING_PDF)
+EDIT_STEPS = (READING, REVISING_SLIDE, TYPESETTING, CHECKING_PDF)
 PREVIEW_WIDTH_PX = 1000
 # Part of the stored content: bump it when stored decks would no longer read back.
 FORMAT_VERSION = 1
@@ -258,15 +269,16 @@ class LessonService:
         slides: str | None = None,
         profile: str | None = None,
         fresh: bool = False,
+        report: StepReport | None = None,
     ) -> list[Reply]:
-        """`/lesson`: a deck or an edit, as replies."""
+        """`/lesson`: a deck or an edit, as replies; its steps told to `report`."""
         parsed = lesson_request(topic, slides=slides, profile=profile, fresh=fresh)
         if isinstance(parsed, LessonEdit):
-            result = await self.edit(ctx, parsed.slide_number, parsed.instruction)
+            result = await self.edit(ctx, parsed.slide_number, parsed.instruction, report=report)
         else:
             result = await self.lesson(
                 ctx, parsed.topic, bounds=parsed.bounds, profile=parsed.profile,
-                fresh=parsed.fresh,
+                fresh=parsed.fresh, report=report,
             )  # fmt: skip
         return result.replies()
 
@@ -278,9 +290,11 @@ class LessonService:
         bounds: SlideBounds | None = None,
         profile: Profile | str = Profile.STANDARD,
         fresh: bool = False,
+        report: StepReport | None = None,
     ) -> LessonResult:
         """A deck on `topic` for `ctx`'s student: the stored one (its newest version) when
-        the same was asked for before, unless `fresh`, which makes and stores a new one."""
+        the same was asked for before, unless `fresh`, which makes and stores a new one
+        (its steps told to `report`)."""
         topic = " ".join(topic.split())
         if not topic:
             raise BadInputError("Which topic? Send /lesson TOPIC.")
@@ -292,9 +306,12 @@ class LessonService:
         base = await self._store.latest(_key(ctx, topic, parameters, made_as(ctx)))
         if base is not None and not fresh:
             return await self._served(await self._newest_version(ctx, base))
+        steps = Steps("lesson", topic, LESSON_STEPS, report)
+        await steps.begin(READING)
         hits = await self._on_topic(ctx, topic, bounds)
+        await steps.begin(WRITING_SLIDES)
         deck = await self._write(topic, hits, bounds, profile)
-        rendered = await self._render(ctx, deck, bounds)
+        rendered = await self._render(ctx, deck, bounds, steps)
         result = self._result(rendered, hits)
         visibility = made_as(ctx, cites_notes=bool(result.cited_notes))
         save = NewMaterial(
@@ -310,9 +327,13 @@ class LessonService:
             "lesson made", topic=topic, profile=profile.value, slides=len(rendered.deck.slides),
             material=material_id, model=self.maker, replaced=base is not None,
         )  # fmt: skip
+        await steps.finish()
         return _with_id(result, material_id)
 
-    async def edit(self, ctx: Context, slide_number: int, instruction: str) -> LessonResult:
+    async def edit(
+        self, ctx: Context, slide_number: int, instruction: str, *,
+        report: StepReport | None = None,
+    ) -> LessonResult:  # fmt: skip
         """Slide `slide_number` of the student's newest deck revised by `instruction`, from
         fresh passages, as the deck's next version (the one before stays stored)."""
         instruction = " ".join(instruction.replace("<<<", "").replace(">>>", "").split())
@@ -329,6 +350,8 @@ class LessonService:
                 f"slides 1 to {count}."
             )
         slide = deck.slides[slide_number - 1]
+        steps = Steps(f"slide {slide_number} of your lesson", deck.topic, EDIT_STEPS, report)
+        await steps.begin(READING)
         if self._writer is None:
             revised, hits = await self._extractive_edit(ctx, slide, instruction)
         else:
@@ -338,6 +361,7 @@ class LessonService:
             )
             if not hits:
                 raise BadInputError("The course material has nothing to revise this slide from.")
+            await steps.begin(REVISING_SLIDE)
             revised = await self._model_call(
                 self._writer.slide(deck, slide_number, instruction, hits), deck.topic
             )
@@ -346,7 +370,7 @@ class LessonService:
         edited = deck.model_copy(update={"slides": slides, "version": deck.version + 1})
         parameters = {k: v for k, v in target.parameters.items() if k not in ("base", "version")}
         bounds = SlideBounds.parse(parameters["slides"])
-        rendered = await self._render(ctx, edited, bounds)
+        rendered = await self._render(ctx, edited, bounds, steps)
         base_id = target.content.get("base") or target.id
         result = self._result(rendered, hits, earlier=target)
         # An edit made where the notes are read may quote them: a private version.
@@ -360,6 +384,7 @@ class LessonService:
         ))  # fmt: skip
         log.info("lesson slide edited", material=material_id, base=base_id,
                  version=edited.version, slide=slide_number)  # fmt: skip
+        await steps.finish()
         return _with_id(result, material_id)
 
     async def replies_for(self, ctx: Context, material_id: int) -> list[Reply] | None:
@@ -470,7 +495,9 @@ class LessonService:
 
     # Rendering -----------------------------------------------------------------------
 
-    async def _render(self, ctx: Context, deck: Deck, bounds: SlideBounds) -> _Rendered:
+    async def _render(
+        self, ctx: Context, deck: Deck, bounds: SlideBounds, steps: Steps
+    ) -> _Rendered:
         # Adapted here, not only inside render_deck, so the stored slides are numbered as
         # the PDF shows them and widget numbers point to the right slide.
         deck = adapt_deck(deck, bounds)
@@ -498,7 +525,9 @@ class LessonService:
             pages = self._page_images(ctx)
             if pages is None:
                 notes.append(NO_PAGES_NOTE)
+        await steps.begin(TYPESETTING)
         pdf = await self._typeset(deck, pages, names, self._engine)
+        await steps.begin(CHECKING_PDF)
         problems = await asyncio.to_thread(check_pdf, pdf, profile)
         if problems and resolve_engine(self._engine) is Engine.PDFLATEX:
             log.warning("pdflatex deck fails its profile; rendering with Typst",

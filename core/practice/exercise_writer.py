@@ -37,6 +37,7 @@ from core.generation import (
 from core.generation.exercise_draft import ExerciseDraft, Verdict, shape_problems, verify_draft
 from core.generation.worded import model_failures_worded
 from core.index import SearchHit
+from core.progress import READING, WRITING_EXERCISE, StepReport, Steps
 from core.prompts import EXERCISE_DIFFICULTY, EXERCISE_FAILED, EXERCISE_SYSTEM, EXERCISE_USER
 from core.replies import Citation, ExerciseSheet
 from core.retrieval import MIN_TOPIC_SIMILARITY, Retriever
@@ -47,6 +48,7 @@ log = structlog.get_logger(__name__)
 GENERATED_PREFIX = "gen-"
 PASSAGES = 6
 PASSAGE_CHARS = 1500
+EXERCISE_STEPS = (READING, WRITING_EXERCISE)
 VERIFIED_NOTE = "Every answer was recomputed from the exercise's own data."
 PRIVATE_ELSEWHERE = (
     "'{exercise}' was written from your private notes, so I only open it where you alone "
@@ -211,12 +213,18 @@ class ExerciseWriter:
         """Whether a model is configured; without one, `/exercise` draws parametric ones."""
         return self._drafter is not None
 
-    async def write(self, ctx: Context, topic: str, difficulty: str) -> WrittenExercise:
+    async def write(
+        self, ctx: Context, topic: str, difficulty: str, *, report: StepReport | None = None
+    ) -> WrittenExercise:
         """A verified new exercise on `topic`, stored for `ctx`'s student; `BadInputError`
-        with one clear line when the course has nothing on it or no draft checks out."""
+        with one clear line when the course has nothing on it or no draft checks out. Its
+        steps are told to `report`."""
         if self._drafter is None:
             raise BadInputError("No language model is configured to write new exercises.")
+        steps = Steps("exercise", topic, EXERCISE_STEPS, report)
+        await steps.begin(READING)
         hits = await self._passages(ctx, topic)
+        await steps.begin(WRITING_EXERCISE)
         with model_failures_worded("exercise", topic):
             drafted = await self._drafter.draft(
                 _numbered(hits), len(hits), topic, difficulty, owner=ctx.user_id
@@ -227,7 +235,9 @@ class ExerciseWriter:
                 f"({self._drafter.rewrites + 1} tries). Try again, or use /practice for the "
                 "course's own."
             )
-        return await self._save(ctx, topic, difficulty, drafted, hits)
+        written = await self._save(ctx, topic, difficulty, drafted, hits)
+        await steps.finish()
+        return written
 
     async def load(self, ctx: Context, exercise_id: str) -> WrittenExercise | None:
         """The generated exercise `gen-{id}` if `ctx` may see it here (`core.visibility`):

@@ -68,6 +68,7 @@ from core.mistakes.outbox import MistakeOutbox
 from core.practice.catalog import ExerciseCatalog, exercise_file_name
 from core.practice.exercise_writer import ExerciseWriter, generated_material_id
 from core.practice.sheets import course_sheet, family_sheet, worked_solution
+from core.progress import StepReport
 from core.replies import ExerciseSheet, Notice, Reply, StepPrompt
 from core.reply_codec import from_data, to_data
 from core.sessions import SessionStore, Versioned, session_key
@@ -142,10 +143,14 @@ class PracticeService:
             )
         return await self._begin_family(ctx, [named[0]], named[1])
 
-    async def exercise(self, ctx: Context, topic: str, difficulty: str = "medium") -> list[Reply]:
+    async def exercise(
+        self, ctx: Context, topic: str, difficulty: str = "medium", *,
+        report: StepReport | None = None,
+    ) -> list[Reply]:  # fmt: skip
         """`/exercise TOPIC [easy|medium|hard]`: a new exercise on the topic, written by the
-        model and verified when one is configured, else a drawn instance of the course's
-        parametric exercise on it; its sheet (solution hidden), then its first step."""
+        model and verified when one is configured (its steps told to `report`), else a drawn
+        instance of the course's parametric exercise on it; its sheet (solution hidden),
+        then its first step."""
         topic = topic.strip()
         if not topic:
             raise BadInputError("Which topic? Use /exercise TOPIC [easy|medium|hard].")
@@ -153,7 +158,7 @@ class PracticeService:
         if busy is not None:  # before writing one: that costs a model call
             return [busy]
         if self.writer is not None and self.writer.available:
-            written = await self.writer.write(ctx, topic, difficulty)
+            written = await self.writer.write(ctx, topic, difficulty, report=report)
             return await self._begin(ctx, written.definition, fresh=False, sheet=written.sheet())
         named = await self._named_course_exercise(ctx, topic)
         if named is not None:

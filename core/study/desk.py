@@ -20,6 +20,7 @@ import structlog
 from core.context import Context
 from core.errors import BadInputError
 from core.mistakes.outbox import MistakeOutbox
+from core.progress import StepReport
 from core.replies import (
     DocumentReply,
     FlashcardsReply,
@@ -61,9 +62,11 @@ class StudyDesk:
 
     async def flashcards(
         self, ctx: Context, topic: str, *, fresh: bool = False, csv: bool = False,
-        anki: bool = False,
+        anki: bool = False, report: StepReport | None = None,
     ) -> list[Reply]:  # fmt: skip
-        served = await self._sets.flashcards(ctx, _topic(topic, "flashcards"), fresh=fresh)
+        served = await self._sets.flashcards(
+            ctx, _topic(topic, "flashcards"), fresh=fresh, report=report
+        )
         replies: list[Reply] = [_cards_reply(served.material_id, served.value)]
         if csv:
             replies.append(_cards_csv(served.value))
@@ -72,15 +75,18 @@ class StudyDesk:
         return replies
 
     async def quiz(
-        self, ctx: Context, topic: str, *, count: int | None = None, fresh: bool = False
-    ) -> list[Reply]:
+        self, ctx: Context, topic: str, *, count: int | None = None, fresh: bool = False,
+        report: StepReport | None = None,
+    ) -> list[Reply]:  # fmt: skip
         topic = _topic(topic, "quiz", " [N]")
-        served = await self._sets.quiz(ctx, topic, fresh=fresh, count=count)
+        served = await self._sets.quiz(ctx, topic, fresh=fresh, count=count, report=report)
         await self._remember_latest(ctx, served.material_id)
         return [_quiz_reply(served.material_id, served.value)]
 
-    async def mindmap(self, ctx: Context, topic: str, *, fresh: bool = False) -> list[Reply]:
-        served = await self._sets.mindmap(ctx, _topic(topic, "mindmap"), fresh=fresh)
+    async def mindmap(
+        self, ctx: Context, topic: str, *, fresh: bool = False, report: StepReport | None = None
+    ) -> list[Reply]:
+        served = await self._sets.mindmap(ctx, _topic(topic, "mindmap"), fresh=fresh, report=report)
         return await self._mindmap_replies(served.value)
 
     async def replies_for(self, ctx: Context, material_id: int) -> list[Reply] | None:

@@ -30,6 +30,7 @@ from core.errors import BadInputError
 from core.generation import MaterialKey, MaterialStore, NewMaterial, Writing
 from core.index import SearchHit, SparseEncoder
 from core.llm import LlmTimeoutError, LlmUnavailableError
+from core.progress import READING, WRITING_SET, StepReport, Steps
 from core.retrieval import MIN_TOPIC_SIMILARITY
 from core.study import checks, extractive
 from core.study.checks import FLASHCARD_COUNT, QUIZ_COUNT, CountRange
@@ -45,6 +46,7 @@ POOL_HITS = 40
 # Chunks a set is made from, and passages a model is shown.
 SET_HITS = 16
 MODEL_PASSAGES = 8
+SET_STEPS = (READING, WRITING_SET)
 # The embedder reads about this much of a chunk (256 tokens) anyway.
 SIMILARITY_CHARS = 1000
 MAX_TOPIC_CHARS = 200
@@ -118,14 +120,18 @@ class StudySets:
         return self._writer.model.name if self._writer is not None else EXTRACTIVE
 
     async def flashcards(
-        self, ctx: Context, topic: str, *, fresh: bool = False, count: int | None = None
-    ) -> Served[FlashcardSet]:
+        self, ctx: Context, topic: str, *, fresh: bool = False, count: int | None = None,
+        report: StepReport | None = None,
+    ) -> Served[FlashcardSet]:  # fmt: skip
         """Flashcards on `topic`: 10 to 15, or exactly `count` (fewer with a reason)."""
         topic = _topic(topic, "flashcards")
         wanted = checks.wanted_count(FLASHCARD_COUNT, count, "flashcards")
+        steps = Steps("flashcards", topic, SET_STEPS, report)
 
         async def build() -> FlashcardSet:
+            await steps.begin(READING)
             material = await self._material(ctx, topic, "flashcards")
+            await steps.begin(WRITING_SET)
             made = await self._made(
                 topic,
                 material,
@@ -139,17 +145,21 @@ class StudySets:
             _require(made.cards, topic, "flashcards")
             return _labelled(made, material)
 
-        return await self._serve(ctx, FlashcardSet, topic, {"count": count}, fresh, build)
+        return await self._serve(ctx, FlashcardSet, topic, {"count": count}, fresh, build, steps)
 
     async def quiz(
-        self, ctx: Context, topic: str, *, fresh: bool = False, count: int | None = None
-    ) -> Served[Quiz]:
+        self, ctx: Context, topic: str, *, fresh: bool = False, count: int | None = None,
+        report: StepReport | None = None,
+    ) -> Served[Quiz]:  # fmt: skip
         """A quiz on `topic`: 15 to 20 questions, or exactly `count` (fewer with a reason)."""
         topic = _topic(topic, "quiz")
         wanted = checks.wanted_count(QUIZ_COUNT, count, "questions")
+        steps = Steps("quiz", topic, SET_STEPS, report)
 
         async def build() -> Quiz:
+            await steps.begin(READING)
             material = await self._material(ctx, topic, "a quiz")
+            await steps.begin(WRITING_SET)
             made = await self._made(
                 topic,
                 material,
@@ -168,14 +178,19 @@ class StudySets:
             _require(made.items, topic, "quiz questions")
             return _labelled(made, material)
 
-        return await self._serve(ctx, Quiz, topic, {"count": count}, fresh, build)
+        return await self._serve(ctx, Quiz, topic, {"count": count}, fresh, build, steps)
 
-    async def mindmap(self, ctx: Context, topic: str, *, fresh: bool = False) -> Served[MindMap]:
+    async def mindmap(
+        self, ctx: Context, topic: str, *, fresh: bool = False, report: StepReport | None = None
+    ) -> Served[MindMap]:
         """A mind map of `topic`: without a model, the sections of the documents on it."""
         topic = _topic(topic, "mind map")
+        steps = Steps("mind map", topic, SET_STEPS, report)
 
         async def build() -> MindMap:
+            await steps.begin(READING)
             material = await self._material(ctx, topic, "a mind map")
+            await steps.begin(WRITING_SET)
             made = await self._made(
                 topic,
                 material,
@@ -184,7 +199,7 @@ class StudySets:
             )
             return _labelled(made, material)
 
-        return await self._serve(ctx, MindMap, topic, {}, fresh, build)
+        return await self._serve(ctx, MindMap, topic, {}, fresh, build, steps)
 
     async def mindmap_png(self, mindmap: MindMap) -> bytes:
         """The map as a PNG picture (drawn in a worker thread)."""
@@ -219,6 +234,7 @@ class StudySets:
         parameters: Mapping[str, Any],
         fresh: bool,
         build: Callable[[], Awaitable[S]],
+        steps: Steps,
     ) -> Served[S]:
         # The visibility is part of the key: a set built where private notes are read must
         # not be served where others read.
@@ -240,8 +256,10 @@ class StudySets:
         )
         if fresh:
             material_id = await self._store.replace(stored)
+            await steps.finish()
             return Served(value, material_id, cached=False)
         material_id = await self._store.save(stored)
+        await steps.finish()
         kept = await self._store.get(material_id)
         if kept is not None and kept.content != stored.content:
             # Another request stored this set first: serve that one, so ids match content.

@@ -304,3 +304,21 @@ async def test_exercise_on_an_area_respects_the_difficulty_and_an_unknown_topic_
     [reply] = [line for line in unknown.splitlines() if "quantum" in line]
     assert reply.startswith("! I have no exercise on 'quantum chromodynamics'. I can draw: ")
     assert "product rule" in reply and "softmax" in reply.lower()
+
+
+async def test_a_lesson_job_prints_its_progress_lines_before_the_deck(
+    bot: CourseBot, tmp_path: Path
+) -> None:
+    from support.paths import SAMPLE_COURSE
+
+    lecture = SAMPLE_COURSE / "lecture-02-derivatives.pdf"
+    assert (await bot.ingest_files("sample", [SourceFile.at(lecture)])).failed == []
+    out = io.StringIO()
+    lines = ["/lesson derivatives --slides 3-4"]
+    await run_chat(bot, ConsoleSpeaker("sample"), scripted(lines), out, tmp_path)
+    printed = out.getvalue().splitlines()
+    first = "… Making your lesson on 'derivatives': reading the course material (step 1 of 4)…"
+    ready = "… Ready: your lesson on 'derivatives'."
+    saved = next(n for n, line in enumerate(printed) if line.startswith("saved lesson-derivatives"))
+    assert printed.index(first) < printed.index(ready) < saved
+    assert (tmp_path / "lesson-derivatives-v1.pdf").read_bytes().startswith(b"%PDF")

@@ -93,7 +93,10 @@ async def test_a_quiz_is_one_message_per_question_with_a_button_per_option(app) 
     sent = await app.run("quiz", ALICE, IN_COURSE, topic=TOPIC, questions=3)
     quiz = await served_quiz(app.bot, ALICE, f"{TOPIC} 3")
     assert sent[0].is_(*DEFER) and not sent[0].ephemeral
-    assert sent[1].is_(*EDIT_ORIGINAL) and sent[1].content.startswith(f"**Quiz: {TOPIC}")
+    # The deferred response shows the job's steps, then the quiz's heading in their place.
+    edits = [r for r in sent if r.is_(*EDIT_ORIGINAL)]
+    assert edits[0].content.startswith(f"Making your quiz on '{TOPIC}': ")
+    assert edits[-1].content.startswith(f"**Quiz: {TOPIC}")
     questions = question_messages(sent)
     assert len(questions) == len(quiz.questions) == 3
     for number, (message, question) in enumerate(zip(questions, quiz.questions, strict=True), 1):

@@ -1097,13 +1097,17 @@ async def test_flashcards_come_one_at_a_time_and_pick_still_answers_a_quiz(
     tg: TelegramBot,
 ) -> None:
     await course_in_dm(tg, ALICE)
-    heading, card = sent_messages(await tg.say(dm(ALICE), ALICE, "/flashcards exam"))
+    calls = await tg.say(dm(ALICE), ALICE, "/flashcards exam")
+    progress, card = sent_messages(calls)
+    # The job's progress message becomes the set's heading; the first card follows it.
+    assert visible_text(progress.text).startswith("Making your flashcards on 'exam': ")
+    [*_steps, heading] = edits(calls)
     assert heading.text.startswith("<b>Flashcards: exam")
     # The first card alone, its back hidden until "Show answer" is pressed.
     assert visible_text(card.text).startswith("Card 1 of ") and "→" not in card.text
     assert [b["text"] for b in buttons(card)] == ["Show answer", "Next"]
     quiz = await tg.say(dm(ALICE), ALICE, "/quiz exam 2")
-    assert "Quiz: exam (2 questions)" in joined(quiz)
+    assert "Quiz: exam (2 questions)" in visible_text(edits(quiz)[-1].text)
     assert len([c for c in quiz if c.method == "sendPoll"]) == 2
     # Typed answers still work beside the polls (the core's /pick).
     answered = joined(await tg.say(dm(ALICE), ALICE, "/pick 1 A"))
