@@ -924,5 +924,18 @@ def _index_refused(error: Exception) -> bool:
     return isinstance(error, (IndexMismatchError, IndexInUseError))
 
 
+def entry() -> None:
+    """The `coursebot` program. A long-running command (telegram, discord, watch, worker)
+    has closed everything in its shell by the time `main` returns, and then ends at once
+    (`bot.runtime.exit_now`): the interpreter's own teardown took seconds on a loaded
+    machine, out of the 10 s an orchestrator waits after SIGTERM."""
+    code = main()
+    from bot.runtime import SHELL_COMMANDS, exit_now  # loaded already by those commands
+
+    if _command_word(sys.argv[1:]) in SHELL_COMMANDS:
+        exit_now(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
