@@ -35,9 +35,12 @@ def coursebot_env(data_dir: Path, port: int, **extra: str) -> dict[str, str]:
     return env
 
 
-def start(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+def start(
+    args: list[str], env: dict[str, str], cwd: Path, module: str = "bot.cli"
+) -> subprocess.Popen[str]:
+    """`coursebot ARGS` as a process (or `module`'s main, which runs it its own way)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", *args],
+        [sys.executable, "-m", module, *args],
         env=env,
         cwd=cwd,
         stdin=subprocess.DEVNULL,
