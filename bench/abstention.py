@@ -88,7 +88,7 @@ def point(p: np.ndarray, unanswerable: np.ndarray, threshold: float) -> Point:
 
 def curve(p: np.ndarray, unanswerable: np.ndarray) -> list[Point]:
     """Every distinct operating point, from declining nothing to declining everything."""
-    return [point(p, unanswerable, t) for t in [*np.unique(p)[::-1], 0.0]]
+    return [point(p, unanswerable, t) for t in [np.inf, *np.unique(p)[::-1], 0.0]]
 
 
 def operating_point(p: np.ndarray, unanswerable: np.ndarray, max_wrong: float) -> Point:
