@@ -20,7 +20,7 @@ from core.replies import section_levels
 from core.retrieval import GENERAL_KIND
 from core.study import checks
 from core.study.checks import CountRange, CourseScope, normalise
-from core.study.facts import Fact, FactKind, facts_in, leaf_section
+from core.study.facts import Fact, FactKind, facts_in, leaf_section, named_terms
 from core.study.models import (
     OPTIONS_PER_QUESTION,
     Flashcard,
@@ -55,15 +55,18 @@ def _chunk(material: Material) -> ChunkRecord:
 
 def glossary(material: Iterable[Material]) -> list[str]:
     """The course's own terms in `material`: those it defines (in words, or by naming a term
-    set in emphasis), longest first (a sentence naming "softmax regression" blanks that,
+    set in emphasis), titles its teaching sections with or sets in emphasis as a name
+    (`facts.named_terms`), longest first (a sentence naming "softmax regression" blanks that,
     not "softmax")."""
     terms: dict[str, str] = {}
     for item in material:
         chunk = _chunk(item)
         found = [f.term for f in facts_in(chunk) if f.kind is FactKind.DEFINITION]
         title = leaf_section(chunk.section)
-        if chunk.content is ContentKind.TEACHING and _TERM_TITLE.match(title):
-            found.append(title)  # "Dropout", "Weight Decay": a teaching section names a term
+        if chunk.content is ContentKind.TEACHING:
+            if _TERM_TITLE.match(title):
+                found.append(title)  # "Dropout", "Weight Decay": a teaching section names a term
+            found.extend(named_terms(chunk.text))  # "*average pooling*": the text names one
         for term in found:
             if len(term.split()) <= MAX_GLOSSARY_WORDS and not checks.key_problems(term):
                 terms.setdefault(normalise(term), term)
@@ -140,13 +143,19 @@ def card_for(fact: Fact, topic: str) -> Flashcard:
 
 
 def build_flashcards(
-    topic: str, material: Sequence[Material], wanted: CountRange, *, subject: bool | None = None
+    topic: str,
+    material: Sequence[Material],
+    wanted: CountRange,
+    *,
+    pool: Sequence[Material] = (),
+    subject: bool | None = None,
 ) -> FlashcardSet:
     """Cards on the facts of `material`; on a subject (`subject`; None: as the topic reads,
     `core.content_kind.topic_kind`), only those a teacher would keep of a subject
-    (`checks.course_problems`)."""
+    (`checks.course_problems`), with sentences naming a term of the course's glossary (of
+    `material` and `pool`) as cloze cards."""
     subject = _on_a_subject(topic, subject)
-    terms = glossary(material) if subject else []
+    terms = glossary([*material, *pool]) if subject else []
     scope = CourseScope.of(material, subject=subject, terms=terms)
     cards = []
     backs: dict[str, int] = {}
@@ -171,6 +180,15 @@ def build_flashcards(
         cards=tuple(cards),
         reason=checks.shortfall_reason(topic, len(cards), wanted, "cards"),
     )
+
+
+def teaches(material: Sequence[Material], pool: Sequence[Material] = ()) -> bool:
+    """Whether `material` holds something a set on a subject is made of: a definition, a
+    formula, a table row or a sentence naming one of the course's terms (of `material` and
+    `pool`). A section's name with its first sentence is no such thing (the one paragraph a
+    syllabus's objectives hold, read as teaching)."""
+    terms = glossary([*material, *pool])
+    return any(fact.kind is not FactKind.KEY_TERM for fact in collect_facts(material, terms))
 
 
 def _on_a_subject(topic: str, subject: bool | None) -> bool:

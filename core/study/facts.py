@@ -166,16 +166,24 @@ _CODE_LINE = re.compile(
     r"|%%tab|#@|\w+\[[^\]]*\]\s*=|==|!=|\blambda\b|</?\w+[^>]*>"
 )
 _MARKUP = (
-    (re.compile(r":(?:cite|label|eqref|numref|ref|width):`?[^\s`]*`?"), ""),
+    (re.compile(r":(?:cite|citep|label|eqref|numref|ref|width):`?[^\s`]*`?"), ""),
     (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # a link: its text
-    (re.compile(r"\(\*\*|\*\*\)"), ""),  # d2l's "(**highlight**)"
+    # A book's highlight in brackets (d2l's "(**...**)" and "[**...**]"): its words alone.
+    (
+        re.compile(
+            r"\[(\*{1,2})(?=\S)([^\]\n]+?)(?<=\S)\1\]|\((\*{1,2})(?=\S)([^)\n]+?)(?<=\S)\3\)"
+        ),
+        lambda match: match[2] or match[4],
+    ),
     (re.compile(r"\*{1,2}([^*\n]+?)\*{1,2}"), r"\1"),  # emphasis
     (re.compile(r"\s+"), " "),
 )
 
 
-# A cross-reference ("In :numref:`sec_linear` we ...") leaves a hole once removed.
-_REFERENCE = re.compile(r":(?:numref|ref|eqref):")
+# A cross-reference ("In :numref:`sec_linear` we ...") or a citation standing for its
+# authors (":citet:`Bishop.1995` formalized ...") leaves a hole once removed; a tab marker
+# (":begin_tab:`jax`") opens a note on one framework's code.
+_REFERENCE = re.compile(r":(?:numref|ref|eqref|citet|begin_tab|end_tab):")
 
 
 def plain(text: str) -> str:
@@ -395,6 +403,30 @@ def emphasised_terms(text: str) -> list[str]:
     ]
 
 
+def named_terms(text: str) -> list[str]:
+    """The terms a text sets in emphasis that name a concept: two to four words with no
+    function word ("*average pooling*", "*symmetry breaking*"), or one word written as a
+    name ("*ReLU*", "*LeNet*"). A single lowercase word is as often stress ("*can*",
+    "*exactly*") as a term, and a phrase with a verb ("*inspect the model*") is an aside."""
+    found = []
+    for term in emphasised_terms(text):
+        parts = [part.lower() for part in _words(term)]
+        if len(parts) == 1:
+            if re.search(r"[a-z][A-Z]|^[A-Z]{2,}", term):
+                found.append(term)
+        elif len(parts) <= 4 and not any(part in _FUNCTION_WORDS for part in parts):
+            found.append(term)
+    return found
+
+
+_FUNCTION_WORDS = _word_set(
+    "a an the of to in on at by for from with and or but nor as than that this these those "
+    "is are was were be been can could may might must should will would do does did not no "
+    "it its we you they our your their how why what when where which who very much more most "
+    "less quite too so all any some only just"
+)
+
+
 def _modifier(term: str) -> bool:
     """A single lowercase word that qualifies or acts ("unbiased", "debiases",
     "analytically"): set in emphasis for stress, not a term to learn."""
@@ -410,17 +442,41 @@ def _cloze_fact(
     raw: str, sentence: str, glossary: Sequence[str], chunk: ChunkRecord
 ) -> Fact | None:
     """A sentence naming one of the course's terms (whole words), the term its blank; not
-    one that is mostly math or a question."""
+    one that is mostly math, a question, a task (an exercise section's "Implement ...") or
+    a remark on code ("In the following lines of code, we pass X through ...")."""
     if _CODE_LINE.search(raw) or _REFERENCE.search(raw) or sentence.endswith("?"):
         return None
-    if not _sentence_sized(sentence):
+    if not _sentence_sized(sentence) or _ON_CODE.search(sentence) or _LEANING.search(sentence):
+        return None
+    if _EXERCISES.match(leaf_section(chunk.section)):
         return None
     if "$" in sentence or "\\(" in sentence or sentence.count("\\") > 1 or "](" in raw:
         return None
     for term in glossary:
-        if re.search(rf"\b{re.escape(term)}\b", sentence, re.IGNORECASE):
+        found = list(re.finditer(rf"\b{re.escape(term)}\b", sentence, re.IGNORECASE))
+        # A term inside a longer word ("max-pooling", "LeNet-5") blanks half a word.
+        if found and not any(_joined(sentence, m.start(), m.end()) for m in found):
             return Fact(FactKind.CLOZE, term, sentence, sentence, "definition:text:content", chunk)
     return None
+
+
+_ON_CODE = re.compile(
+    r"\b(?:code|API|APIs|constructor|arguments?|snippet|framework|frameworks)\b"
+    # A code name: "weight_decay", "net.weight".
+    r"|\b[a-z]\w*_\w+|\b[a-z]\w*\.[a-z_]\w+",
+    re.IGNORECASE,
+)
+# A sentence pointing at what surrounds it ("The derivative is plotted below.", "... is
+# given by the following equation:") is no statement a student can complete alone.
+_LEANING = re.compile(r"\b(?:below|above|following|former|latter)\b|:$", re.IGNORECASE)
+_EXERCISES = re.compile(r"^(?:exercises?|problems?|homework)\b", re.IGNORECASE)
+
+
+def _joined(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is hyphenated to a neighbouring word."""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    return before == "-" or after == "-"
 
 
 # --- formulas -----------------------------------------------------------------------------

@@ -41,10 +41,15 @@ from core.visibility import Access, access, made_as
 
 log = structlog.get_logger(__name__)
 
-# Chunks fetched per request: the best are the set's material, all are its distractor pool.
+# Chunks fetched per request and judged for being about the topic: those that are make the
+# set, all are its distractor pool.
 POOL_HITS = 40
+# On a subject, more of the course's teaching chunks join the pool: the terms they define are
+# its glossary (a cloze's blank, a term's distractors). The 40 chunks on "dropout" all came
+# from its own chapter and named one term, so no cloze had three wrong options.
+GLOSSARY_HITS = 120
 # Chunks a set is made from, and passages a model is shown.
-SET_HITS = 16
+SET_HITS = 40
 MODEL_PASSAGES = 8
 SET_STEPS = (READING, WRITING_SET)
 # The embedder reads about this much of a chunk (256 tokens) anyway.
@@ -136,12 +141,15 @@ class StudySets:
                 topic,
                 material,
                 lambda: _off_loop(
-                    _build_flashcards, topic, material.about[:SET_HITS], wanted, material.course
+                    _build_flashcards,
+                    topic,
+                    material.about[:SET_HITS],
+                    wanted,
+                    material.pool,
+                    material.course,
                 ),
                 lambda writer, hits: writer.flashcards(topic, hits, wanted),
             )
-            if not made.cards:
-                await self._listed_only(ctx, topic, material)
             _require(made.cards, topic, "flashcards")
             return _labelled(made, material)
 
@@ -173,8 +181,6 @@ class StudySets:
                 ),
                 lambda writer, hits: writer.quiz(topic, hits, wanted),
             )
-            if not made.items:
-                await self._listed_only(ctx, topic, material)
             _require(made.items, topic, "quiz questions")
             return _labelled(made, material)
 
@@ -270,38 +276,35 @@ class StudySets:
         """The chunks a set on `topic` is made of: teaching ones for a subject, logistics for
         a topic about the course itself."""
         kind = topic_kind(topic)
-        hits = await self._of_kind(ctx, topic, kind)
-        about = await self._about(topic, hits)
+        wide = GLOSSARY_HITS if kind is ContentKind.TEACHING else POOL_HITS
+        hits = await self._of_kind(ctx, topic, kind, wide)
+        about = await self._about(topic, hits[:POOL_HITS])
         if kind is ContentKind.LOGISTICS:
             if not about:
                 raise BadInputError(f"The course material says nothing about '{topic}'.")
             return _Material(about, hits, course=True)
-        if not about:
+        # The one place a subject is found taught or only listed, for every kind of set: the
+        # teaching chunks on it must hold something to learn (a syllabus's one paragraph
+        # read as teaching gave a mind map of its own section names).
+        if not about or not await asyncio.to_thread(extractive.teaches, about, hits):
             listed = await self._about(
                 topic, await self._of_kind(ctx, topic, ContentKind.LOGISTICS)
             )
             if listed:
                 raise NotTaughtError(not_taught(topic, listed))
-            if self._writer is None:
-                raise BadInputError(
-                    f"The course material has nothing on '{topic}', and without a language "
-                    f"model I cannot write {noun} from outside it."
-                )
+        if not about and self._writer is None:
+            raise BadInputError(
+                f"The course material has nothing on '{topic}', and without a language "
+                f"model I cannot write {noun} from outside it."
+            )
         return _Material(about, hits)
 
-    async def _listed_only(self, ctx: Context, topic: str, material: _Material) -> None:
-        """When the teaching chunks on a subject hold nothing to ask (a syllabus's one
-        explanatory paragraph) but its logistics list the subject: the honest line."""
-        if material.course:
-            return
-        listed = await self._about(topic, await self._of_kind(ctx, topic, ContentKind.LOGISTICS))
-        if listed:
-            raise NotTaughtError(not_taught(topic, listed))
-
-    async def _of_kind(self, ctx: Context, topic: str, kind: ContentKind) -> list[SearchHit]:
-        """The topic's chunks of one kind; chunks stored before chunks were classified pass
-        the search and are told apart by their text here."""
-        hits = await self._retriever.retrieve(ctx, topic, k=POOL_HITS, content=kind)
+    async def _of_kind(
+        self, ctx: Context, topic: str, kind: ContentKind, k: int = POOL_HITS
+    ) -> list[SearchHit]:
+        """The topic's best `k` chunks of one kind; chunks stored before chunks were
+        classified pass the search and are told apart by their text here."""
+        hits = await self._retriever.retrieve(ctx, topic, k=k, content=kind)
         return [hit for hit in hits if hit.chunk.content is kind]
 
     async def _about(self, topic: str, hits: list[SearchHit]) -> list[SearchHit]:
@@ -425,9 +428,9 @@ def _build_quiz(
 
 
 def _build_flashcards(
-    topic: str, about: list[SearchHit], wanted: CountRange, course: bool
+    topic: str, about: list[SearchHit], wanted: CountRange, pool: list[SearchHit], course: bool
 ) -> FlashcardSet:
-    return extractive.build_flashcards(topic, about, wanted, subject=not course)
+    return extractive.build_flashcards(topic, about, wanted, pool=pool, subject=not course)
 
 
 def _build_mindmap(topic: str, about: list[SearchHit]) -> MindMap:

@@ -22,7 +22,7 @@ from core.generation.ollama_model import OllamaStructuredModel
 from core.index import ChunkRecord, SearchHit
 from core.retrieval import Retriever
 from core.study import NOT_FROM_MATERIAL, Quiz, StudySets, feeds_mistake_log
-from core.study.service import POOL_HITS
+from core.study.service import GLOSSARY_HITS
 
 
 class CountingRetriever:
@@ -83,7 +83,7 @@ async def test_a_quiz_without_a_model_is_extractive_and_then_cached(
     first = await sets.quiz(alice, "derivatives")
     assert not first.cached and first.value.grounded and first.value.made_by == "extractive"
     assert len(first.value.items) >= 5
-    assert retriever.calls == [(alice, "derivatives", POOL_HITS)]
+    assert retriever.calls == [(alice, "derivatives", GLOSSARY_HITS)]
     again = await sets.quiz(alice, "  Derivatives ")  # the topic as the cache normalises it
     assert again.cached and again.material_id == first.material_id
     assert again.value == first.value
