@@ -462,8 +462,8 @@ def _cloze_fact(
 
 _ON_CODE = re.compile(
     r"\b(?:code|API|APIs|constructor|arguments?|snippet|framework|frameworks)\b"
-    # A code name: "weight_decay", "net.weight".
-    r"|\b[a-z]\w*_\w+|\b[a-z]\w*\.[a-z_]\w+",
+    # A code name ("weight_decay", "net.weight") or a code comment ("p = 0.5 # keep ...").
+    r"|\b[a-z]\w*_\w+|\b[a-z]\w*\.[a-z_]\w+|\s#\s",
     re.IGNORECASE,
 )
 # A sentence pointing at what surrounds it ("The derivative is plotted below.", "... is

@@ -70,6 +70,7 @@ def test_a_sentence_naming_a_term_of_the_wider_pool_is_a_cloze_card(
         "The residue map of a signal is given by the following expression:",  # leans on next
         ":citet:`Kessler.1990` showed that the residue map is always smaller.",  # hole
         "Here we set sieve_size for the residue map (the net.window parameter) only.",  # names
+        "w = 0.5 # width of the window, larger = a coarser residue map in the end",  # comment
     ],
 )
 def test_a_cloze_needs_a_whole_term_in_a_sentence_that_stands_alone(
