@@ -24,6 +24,7 @@ import numpy as np
 from core.answering.answerability import FEATURES, Answerability, Evidence
 from core.answering.citations import CitationNumbers
 from core.answering.quote_units import QuoteUnit, UnitKind, passage_units
+from core.course_codes import codes_in
 from core.day_mentions import with_day_tokens
 from core.documents import document_label, without_names
 from core.index import SearchHit, SparseEncoder
@@ -560,15 +561,21 @@ def _quote(picks: list[list[QuoteUnit]], hits: list[SearchHit], support: float) 
 
 def _labelled_passages(picks: list[list[QuoteUnit]], hits: list[SearchHit]) -> set[int]:
     """The passages whose quotes say which document they are from: every one when the
-    answer quotes several documents, and any not from a document the question names (a fact
-    of another course is never read as the named course's)."""
+    answer quotes several documents, any not from a document the question names (a fact
+    of another course is never read as the named course's), and any from a document the
+    question names by its name rather than its code (the student sees which course the
+    name was read as)."""
     passages = {pick[0].passage for pick in picks}
     documents = {hits[p].chunk.document_id for p in passages}
     if len(documents) > 1:
         return passages
     if any(hit.named for hit in hits):
-        return {p for p in passages if not hits[p].named}
+        return {p for p in passages if not hits[p].named or _named_without_code(hits[p])}
     return set()
+
+
+def _named_without_code(hit: SearchHit) -> bool:
+    return bool(hit.named_by) and not any(codes_in(word) for word in hit.named_by)
 
 
 def _label(hit: SearchHit) -> str:

@@ -358,6 +358,21 @@ async def test_a_quote_from_another_course_than_the_named_one_is_labelled_with_i
     assert quoted and all("(SWE201c)" in line for line in quoted), reply.text
 
 
+async def test_a_course_named_by_its_name_is_labelled_with_its_code_not_by_its_code() -> None:
+    # The made-up programme's MAR301, "Marine Mammals" (tests/support/programme.py).
+    text = "| Category | Weight |\n| Field report | 20.0% |\n| Final exam | 50.0% |"
+    hit = replace(passage(text, name="MAR301"), named=True)
+    hit = replace(hit, chunk=replace(hit.chunk, title="Syllabus: MAR301"))
+
+    by_name = await answer(
+        "final exam weight of marine mammals", replace(hit, named_by=("marine mammals",))
+    )
+    by_code = await answer("final exam weight of MAR301", replace(hit, named_by=("MAR301",)))
+
+    assert "50%" in by_name.text and "(MAR301)" in by_name.text, by_name.text
+    assert "50%" in by_code.text and "(MAR301)" not in by_code.text, by_code.text
+
+
 async def test_quotes_of_several_documents_each_say_which_course_they_are_from() -> None:
     first = assessment("TMG301", "40.0%", named=True)
     second = assessment("SEG301", "35.0%", named=True)
