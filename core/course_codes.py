@@ -63,6 +63,8 @@ _INTAKES_OR_COHORTS = re.compile(r"(?<![A-Za-z0-9])" + _BARE_COHORT + _SECOND_IN
 _PROGRAMME_TITLE = re.compile(r"\b(curriculum|programme|program of study|study plan)\b")
 _PROGRAMME_QUESTION = re.compile(
     r"\b(semesters?|curriculum|programme|program|plos?|ojt|combos?|speciali[sz]ations?)\b"
+    # A semester by its short names, with its number: "sem 3", "term 2", "kì 4" (folded "ki 4").
+    r"|\b(?:sem|term|ki|ky|hoc ky)\s*\d{1,2}\b"
 )
 
 

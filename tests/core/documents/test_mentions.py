@@ -55,6 +55,22 @@ def test_older_versions_are_superseded_unless_the_question_names_them() -> None:
     assert mentions("I'm K20, can I pick that combo?", DOCUMENTS).named == ("k20",)
 
 
+def test_a_semester_by_its_short_name_makes_a_programme_question() -> None:
+    # The made-up programme of tests/support/programme.py: a failed course and the next term.
+    zoo = {
+        "k28": DocumentIdentity(codes=("zoo k28",), family="programme", version=(28,),
+                                programme=True),
+        "k30": DocumentIdentity(codes=("zoo k30",), family="programme", version=(30,),
+                                programme=True),
+        "mar301": DocumentIdentity(codes=("mar301",), names=("marine mammals",)),
+    }  # fmt: skip
+
+    found = mentions("i failed MAR301 in sem 3, what cant i take in sem 4?", zoo)
+    assert found.named == ("mar301",) and found.programme == "k30"
+    assert mentions("what's in term 2?", zoo).programme == "k30"
+    assert mentions("marine mammals: how many credits?", zoo).programme is None
+
+
 def test_a_programme_question_brings_the_current_programme_document() -> None:
     assert mentions("what courses are in semester 3?", DOCUMENTS).programme == "k20"
     assert mentions("how is MAS291 graded?", DOCUMENTS).programme is None
