@@ -67,6 +67,12 @@ _PROGRAMME_QUESTION = re.compile(
     r"|\b(?:sem|term|ki|ky|hoc ky)\s*\d{1,2}\b"
 )
 
+# A title naming a document of course groups, and the words of a question about them.
+_GROUPS_TITLE = re.compile(r"^\W*(pathways?|combos?|speciali[sz]ations?|electives?)\b")
+_GROUPS_QUESTION = re.compile(
+    r"\b(combos?|pathways?|speciali[sz]ations?|electives?|chuyen nganh hep)\b"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class CodeMention:
@@ -176,6 +182,18 @@ def first_intake(text: str) -> int | None:
 def names_a_programme(title: str) -> bool:
     """Whether a document's title says it describes a whole programme ("Curriculum: K19")."""
     return _PROGRAMME_TITLE.search(fold_name(title)) is not None
+
+
+def names_course_groups(title: str) -> bool:
+    """Whether a document's title says it lists groups of courses to choose among
+    ("Pathway: AI17_COM_1", "Specialisations")."""
+    return _GROUPS_TITLE.search(fold_name(title)) is not None
+
+
+def asks_about_groups(question: str) -> bool:
+    """Whether a question is about the groups of courses (combos, pathways,
+    specialisations), which the documents listing them answer."""
+    return _GROUPS_QUESTION.search(fold_name(question)) is not None
 
 
 def asks_about_programme(question: str) -> bool:

@@ -154,7 +154,11 @@ class Retriever:
             # Every candidate ranked, so a reserved general hit is the reranker's best one.
             hits = await self.reranker.rerank(question, hits, len(hits))
         if found.steers:
-            wanted = [*found.named, *([found.programme] if found.programme else [])]
+            wanted = [
+                *found.named,
+                *([found.programme] if found.programme else []),
+                *found.groups,
+            ]
             best = []
             if wanted:
                 # Within the named documents, what is asked of them: their name would find
@@ -187,7 +191,8 @@ def steer(ranked: list[SearchHit], named: list[SearchHit], found: Mentions) -> l
     named by its version only), all of their passages marked `named`; then the rest with
     superseded versions after the current ones; a programme question with no programme
     passage in the first PROGRAMME_WITHIN gets the current programme document's best passage
-    second."""
+    second, and a question about course groups with no passage of a document listing them
+    there gets the best of theirs next."""
     own: dict[str, list[SearchHit]] = {doc: [] for doc in found.named}
     seen: set[str] = set()
     best: dict[str, SearchHit] = {}
@@ -223,6 +228,13 @@ def steer(ranked: list[SearchHit], named: list[SearchHit], found: Mentions) -> l
     ):
         ordered = [hit for hit in ordered if hit.chunk.id != programme.chunk.id]
         ordered.insert(min(1, len(ordered)), programme)
+    group_docs = set(found.groups)
+    grouped = [hit for hit in named if hit.chunk.document_id in group_docs][:1]
+    if grouped and all(
+        hit.chunk.document_id not in group_docs for hit in ordered[:PROGRAMME_WITHIN]
+    ):
+        ordered = [hit for hit in ordered if hit.chunk.id != grouped[0].chunk.id]
+        ordered.insert(min(PROGRAMME_WITHIN - 1, len(ordered)), grouped[0])
     return ordered
 
 

@@ -8,7 +8,13 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from core.course_codes import codes_in, document_codes_in, intakes_in, names_a_programme
+from core.course_codes import (
+    codes_in,
+    document_codes_in,
+    intakes_in,
+    names_a_programme,
+    names_course_groups,
+)
 from core.documents.identity import DocumentIdentity
 from core.text import fold_name
 from ingestion.documents import Block, BlockKind, LoadedDocument
@@ -44,6 +50,7 @@ def identify(document: LoadedDocument) -> DocumentIdentity:
         family=family,
         version=version,
         programme=programme,
+        groups=names_course_groups(title),
     )
 
 

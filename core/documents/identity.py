@@ -21,16 +21,20 @@ class DocumentIdentity:
     aliases ("machine learning", "k20 k21"); `family`: documents sharing it are versions of
     one document ("curriculum"), empty when the document has no versions; `version`: numbers
     that order the versions (higher is newer); `programme`: the document describes a whole
-    programme (a curriculum), so it answers questions about semesters and the course list."""
+    programme (a curriculum), so it answers questions about semesters and the course list;
+    `groups`: the document lists groups of courses a student chooses among (combos, pathways,
+    specialisations), so it answers questions about them."""
 
     codes: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
     family: str = ""
     version: tuple[int, ...] = ()
     programme: bool = False
+    groups: bool = False
 
     # The payload fields `from_payload` reads (for a scroll's payload selector).
-    FIELDS = (f.DOC_CODES, f.DOC_NAMES, f.DOC_FAMILY, f.DOC_VERSION, f.DOC_PROGRAMME)
+    FIELDS = (f.DOC_CODES, f.DOC_NAMES, f.DOC_FAMILY, f.DOC_VERSION, f.DOC_PROGRAMME,
+              f.DOC_GROUPS)  # fmt: skip
 
     def to_payload(self) -> dict[str, Any]:
         return {
@@ -39,6 +43,7 @@ class DocumentIdentity:
             f.DOC_FAMILY: self.family,
             f.DOC_VERSION: list(self.version),
             f.DOC_PROGRAMME: self.programme,
+            f.DOC_GROUPS: self.groups,
         }
 
     @classmethod
@@ -49,4 +54,5 @@ class DocumentIdentity:
             family=payload.get(f.DOC_FAMILY) or "",
             version=tuple(int(n) for n in payload.get(f.DOC_VERSION) or ()),
             programme=bool(payload.get(f.DOC_PROGRAMME)),
+            groups=bool(payload.get(f.DOC_GROUPS)),
         )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from core.course_codes import (
     PREFIX_LETTERS_TO_STEER,
+    asks_about_groups,
     asks_about_programme,
     codes_in,
     in_family,
@@ -32,7 +33,8 @@ MIN_ONE_WORD_NAME = 8
 class Mentions:
     """`named`: document ids in the order the question names them; `superseded`: older
     versions it does not name; `programme`: the current programme document when the question
-    is about the programme and names no programme version."""
+    is about the programme and names no programme version; `groups`: the documents listing
+    groups of courses (combos) when the question is about them and names none of them."""
 
     named: tuple[str, ...] = ()
     superseded: frozenset[str] = frozenset()
@@ -40,10 +42,11 @@ class Mentions:
     # document id -> the question's words that name it (a code as written, a prefix, a
     # folded name); a version ("K20") is not among them.
     named_by: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    groups: tuple[str, ...] = ()
 
     @property
     def steers(self) -> bool:
-        return bool(self.named or self.superseded or self.programme)
+        return bool(self.named or self.superseded or self.programme or self.groups)
 
 
 def mentions(question: str, documents: Mapping[str, DocumentIdentity]) -> Mentions:
@@ -68,6 +71,7 @@ def mentions(question: str, documents: Mapping[str, DocumentIdentity]) -> Mentio
         superseded,
         _programme(question, documents, set(named), superseded),
         {doc: tuple(w) for doc, w in words.items()},
+        _groups(question, documents, set(named), superseded),
     )
 
 
@@ -147,6 +151,17 @@ def _programme(
     if any(documents[d].programme for d in named) or len(current) != 1:
         return None
     return current[0]
+
+
+def _groups(
+    question: str,
+    documents: Mapping[str, DocumentIdentity],
+    named: set[str],
+    superseded: frozenset[str],
+) -> tuple[str, ...]:
+    if not asks_about_groups(question) or any(documents[d].groups for d in named):
+        return ()
+    return tuple(sorted(d for d, i in documents.items() if i.groups and d not in superseded))
 
 
 def without_names(question: str, words: Collection[str]) -> str:

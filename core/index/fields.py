@@ -43,6 +43,7 @@ DOC_NAMES = "doc_names"
 DOC_FAMILY = "doc_family"
 DOC_VERSION = "doc_version"
 DOC_PROGRAMME = "doc_programme"
+DOC_GROUPS = "doc_groups"
 
 # Fields searched or filtered on, and so indexed.
 KEYWORD_INDEXES = (

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.programme import PROGRAMME
+
 from core.context import Context
 from core.documents import DocumentDirectory, DocumentIdentity
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
@@ -55,6 +57,12 @@ def test_a_syllabus_is_known_by_its_code_and_its_names_in_both_languages(tmp_pat
     assert identity.codes == ("ail303m",)
     assert {"machine learning", "hoc may"} <= set(identity.names)
     assert not identity.programme and identity.family == ""
+
+
+def test_a_document_titled_as_a_pathway_lists_course_groups(tmp_path: Path) -> None:
+    assert load(tmp_path, "ZOO_COM_1.md", PROGRAMME["ZOO_COM_1.md"]).groups
+    assert not load(tmp_path, "MAR301.md", PROGRAMME["MAR301.md"]).groups
+    assert not load(tmp_path, "Curriculum_k30.md", PROGRAMME["Curriculum_k30.md"]).groups
 
 
 def test_curricula_are_versions_of_one_programme_ordered_by_intake(tmp_path: Path) -> None:

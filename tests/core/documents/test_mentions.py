@@ -71,6 +71,19 @@ def test_a_semester_by_its_short_name_makes_a_programme_question() -> None:
     assert mentions("marine mammals: how many credits?", zoo).programme is None
 
 
+def test_a_question_about_combos_brings_the_documents_listing_them() -> None:
+    zoo = {
+        "com1": DocumentIdentity(names=("zoo com 1",), groups=True),
+        "com2": DocumentIdentity(names=("zoo com 2",), groups=True),
+        "mar301": DocumentIdentity(codes=("mar301",), names=("marine mammals",)),
+    }
+
+    assert mentions("any combo with a course on birds?", zoo).groups == ("com1", "com2")
+    assert mentions("which specialisation has MAR301?", zoo).groups == ("com1", "com2")
+    assert mentions("is zoo com 1 a pathway?", zoo).groups == ()  # named already
+    assert mentions("how is MAR301 graded?", zoo).groups == ()
+
+
 def test_a_programme_question_brings_the_current_programme_document() -> None:
     assert mentions("what courses are in semester 3?", DOCUMENTS).programme == "k20"
     assert mentions("how is MAS291 graded?", DOCUMENTS).programme is None

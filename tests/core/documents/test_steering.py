@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.programme import PROGRAMME
+
 from core.context import Context
 from core.documents import Mentions
 from core.embedding.minilm_onnx import MiniLMOnnxEmbedder
@@ -108,6 +110,34 @@ def test_the_programme_document_is_put_second_only_when_missing_from_the_first_t
     assert [hit.chunk.document_id for hit in moved] == ["a", "p", "b", "c", "d"]
     early = [record(name, n) for n, name in enumerate("apbcd")]
     assert steer(early, [], Mentions(programme="p")) == early
+
+
+def test_a_group_document_is_put_third_only_when_none_is_in_the_first_three() -> None:
+    ranked = [record(name, n) for n, name in enumerate("abcdg")]
+    own_search = [record("g", 9)]
+    moved = steer(ranked, own_search, Mentions(groups=("g", "h")))
+    assert [hit.chunk.id for hit in moved] == ["a-0", "b-1", "g-9", "c-2", "d-3", "g-4"]
+    early = [record(name, n) for n, name in enumerate("agbcd")]
+    assert steer(early, own_search, Mentions(groups=("g",))) == early
+
+
+async def test_a_combo_question_reads_a_document_listing_the_combos_early(
+    tmp_path: Path, index: ChunkIndex, embedder: MiniLMOnnxEmbedder
+) -> None:
+    # The made-up programme: its combo document never says "combo" in the words asked for.
+    sources = []
+    for name, text in PROGRAMME.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        sources.append(SourceFile(tmp_path / name, name))
+    ingestor = Ingestor(index=index, embedder=embedder, sparse=SparseEncoder(), max_bytes=10**6)
+    await ingestor.ingest(sources, COURSE)
+    steered = Retriever(index, embedder, SparseEncoder(), VARIANTS["dbsf+documents"])
+
+    hits = await steered.retrieve(
+        CTX, "im into birds, is there any combo with a course on them?", k=5
+    )
+
+    assert "ZOO_COM_1.md" in [hit.chunk.file_name for hit in hits[:3]]
 
 
 async def test_the_current_curriculum_comes_before_an_older_one_unless_that_one_is_named(
