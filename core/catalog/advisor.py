@@ -596,7 +596,27 @@ class Advisor:
         )
         return _intakes(row) if row else document_id
 
+    def replacements(self, course: Course) -> list[CourseFact]:
+        """The rows of the newest curriculum that took the place of a course it dropped: its
+        courses in the dropped course's semester that the older curriculum had not."""
+        plans = self._catalog.plan_documents()
+        rows = {f.document_id: f for f in course.facts if f.in_plan}
+        if not plans or plans[0] in rows or not rows:
+            return []
+        return self._new_rows(rows, plans[0])
+
     def _replacing(self, course: Course, rows: dict[str, CourseFact], newest: str) -> list[str]:
+        new_rows = self._new_rows(rows, newest)
+        if not new_rows:
+            return []
+        older = next(iter(rows.values()))
+        listed = ", ".join(f"{r.code} {r.name} ({_credits(r.credits)})" for r in new_rows)
+        return [
+            f"In semester {older.semester} of {_intakes(new_rows[0])}, new since "
+            f"{_intakes(older)}: {listed}{self._cited.mark(new_rows[0])}."
+        ]
+
+    def _new_rows(self, rows: dict[str, CourseFact], newest: str) -> list[CourseFact]:
         older = next(iter(rows.values()))
         old_codes = {
             code_key(c.code)
@@ -611,13 +631,7 @@ class Advisor:
             and f.semester == older.semester
             and code_key(f.code) not in old_codes
         ]
-        if not new_rows:
-            return []
-        listed = ", ".join(f"{r.code} {r.name} ({_credits(r.credits)})" for r in new_rows)
-        return [
-            f"In semester {older.semester} of {_intakes(new_rows[0])}, new since "
-            f"{_intakes(older)}: {listed}{self._cited.mark(new_rows[0])}."
-        ]
+        return new_rows
 
     # A student's next steps -----------------------------------------------------------------
 

@@ -138,7 +138,10 @@ class CatalogDesk:
             # "Was it the same in K18?": every curriculum answers, each named.
             cited = Cited()
             advisor = Advisor(catalog, outcomes, cited, rules=rules)
-            return cited.answer(advisor.versions(asked.courses, asked.semesters))
+            placed = advisor.versions(asked.courses, asked.semesters)
+            if Asked.GRADING in asked.asked:
+                placed.extend(await self._versions_grading(ctx, catalog, advisor, asked, cited))
+            return cited.answer(placed)
         if asked.intake is not None:
             # "I'm K18, ...": that intake's curriculum answers, or the reply says there is none;
             # another intake's plan is never passed off as it.
@@ -160,6 +163,32 @@ class CatalogDesk:
                 # "Do the combo courses X and Y need prereqs?": the courses, then their combos.
                 lines.extend(advisor.groups(question, asked.courses))
         return cited.answer(lines) if lines else None
+
+    async def _versions_grading(
+        self,
+        ctx: Context,
+        catalog: Catalog,
+        advisor: Advisor,
+        asked: CatalogQuestion,
+        cited: Cited,
+    ) -> list[str]:
+        """ "Is it graded differently now?": the grading of each course named and of what took
+        a dropped one's place, where their syllabi have an assessment table."""
+        courses = list(asked.courses)
+        for course in asked.courses:
+            for row in advisor.replacements(course):
+                found = catalog.get(row.code)
+                if found is not None and all(c.code != found.code for c in courses):
+                    courses.append(found)
+        try:
+            codes = [f.code for c in courses for f in c.facts]
+            graded = await self._store.assessments(ctx.course_id, list(dict.fromkeys(codes)))
+        except Exception as error:
+            log.warning("catalog unavailable, versions without grading", error=type(error).__name__)
+            return []
+        with_table = {code_key(g.course) for g in graded}
+        shown = [c for c in courses if code_key(c.code) in with_table]
+        return _grading_lines(shown, graded, cited) if shown else []
 
     def _advice(
         self,
@@ -622,8 +651,10 @@ def _graded_part(row: AssessmentFact) -> str:
     details = []
     if row.duration and len(row.duration) <= 40:
         details.append(row.duration)
-    if re.fullmatch(r"\d+(?:[.,]\d+)?", row.criterion.strip()):
-        details.append(f"at least {row.criterion.strip()}")
+    # The completion criterion: "4" and ">= 4" a floor, ">0" a part that must not be zero.
+    floor = re.fullmatch(r"(>=?|≥)?\s*(\d+(?:[.,]\d+)?)", row.criterion.strip())
+    if floor:
+        details.append(f"{'above' if floor.group(1) == '>' else 'at least'} {floor.group(2)}")
     shown = f" ({', '.join(details)})" if details else ""
     return f"{' '.join(row.category.split())}{parts} {row.weight}{shown}"
 

@@ -156,10 +156,47 @@ SYLLABUS_BRD301 = """# Syllabus: BRD301
 | CLO2 | | | yes |
 """
 
+SYLLABUS_OLD101 = """# Syllabus: OLD101
+
+## General information
+
+| Subject Code: | OLD101 | |
+|--------------:|--------|--|
+| Syllabus English: | Study Skills | |
+| NoCredit: | 3 | |
+| Description: | Reading, note taking and planning one's study week, online. | |
+
+## Assignments and assessments
+
+| Category | Type | Part | Weight | Completion Criteria | Duration |
+|----------|------|------|--------|---------------------|----------|
+| Final exam | Final exam | 1 | 100.0% | 4 | 60' |
+"""
+
+SYLLABUS_MAT101 = """# Syllabus: MAT101
+
+## General information
+
+| Subject Code: | MAT101 | |
+|--------------:|--------|--|
+| Syllabus English: | Counting Animals | |
+| NoCredit: | 3 | |
+| Description: | Estimating herd sizes from samples and counts in the field. | |
+
+## Assignments and assessments
+
+| Category | Type | Part | Weight | Completion Criteria | Duration |
+|----------|------|------|--------|---------------------|----------|
+| Field count | on-going | 3 | 45.0% | >0 | 90' |
+| Final exam | Final exam | 1 | 55.0% | 4 | 60' |
+"""
+
 PROGRAMME = {
     "Curriculum_k30.md": CURRICULUM_NEW,
     "Curriculum_k28.md": CURRICULUM_OLD,
     "ZOO_COM_1.md": COMBO_1,
     "MAR301.md": SYLLABUS_MAR301,
     "BRD301.md": SYLLABUS_BRD301,
+    "OLD101.md": SYLLABUS_OLD101,
+    "MAT101.md": SYLLABUS_MAT101,
 }

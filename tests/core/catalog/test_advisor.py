@@ -261,8 +261,8 @@ async def test_a_courses_grading_comes_from_its_assessment_table(desk: CatalogDe
     text = await ask(desk, "how is Marine Mammals graded?")
 
     assert text == (
-        "MAR301 (Marine Mammals) is graded [1]: Field report (2 parts) 20% (45'); "
-        "Progress test 30% (30'); Final exam 50% (60', at least 4)."
+        "MAR301 (Marine Mammals) is graded [1]: Field report (2 parts) 20% (45', above 0); "
+        "Progress test 30% (30', above 0); Final exam 50% (60', at least 4)."
     )
 
 
@@ -270,7 +270,8 @@ async def test_two_courses_grading_side_by_side_with_their_finals(desk: CatalogD
     text = await ask(desk, "MAR301 vs bird watching: which final exam weighs more?")
 
     assert "MAR301 (Marine Mammals) is graded [1]" in text
-    assert "BRD301 (Bird Watching) is graded [2]: Song quiz 60% (20'); Final exam 40%" in text
+    graded = "BRD301 (Bird Watching) is graded [2]: Song quiz 60% (20', above 0); Final exam 40%"
+    assert graded in text
     assert text.endswith("Final exam weight: MAR301 50%, BRD301 40%.")
 
 
@@ -295,6 +296,23 @@ async def test_an_outcome_the_current_list_lacks_is_said_to_be_missing_from_it(
 
     assert "1 syllabus with 4 PLO columns, the 4-PLO numbering of K28 (ZOO_K28), ticks PLO4" in text
     assert "The 3-PLO list of K30 (ZOO_K30) has no PLO4" in text
+
+
+async def test_a_dropped_courses_grading_is_set_beside_what_took_its_place(
+    desk: CatalogDesk,
+) -> None:
+    text = await ask(
+        desk,
+        "K28 had Study Skills (OLD101) in sem 1. what replaced it in K30, graded differently?",
+    )
+
+    assert "OLD101 Study Skills: semester 1, 3 credits in K28 (ZOO_K28)" in text
+    assert "MAT101 Counting Animals (3 credits)" in text  # new in semester 1 of K30
+    assert "OLD101 (Study Skills) is graded" in text and "Final exam 100% (60', at least 4)" in text
+    assert "MAT101 (Counting Animals) is graded" in text and "Field count (3 parts) 45%" in text
+    # Asked without grading, the versions alone.
+    plain = await ask(desk, "K28 had OLD101 in sem 1. what replaced it in K30?")
+    assert "graded" not in plain
 
 
 async def test_two_codes_of_two_versions_are_each_placed(desk: CatalogDesk) -> None:
