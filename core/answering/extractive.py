@@ -563,8 +563,8 @@ def _labelled_passages(picks: list[list[QuoteUnit]], hits: list[SearchHit]) -> s
     """The passages whose quotes say which document they are from: every one when the
     answer quotes several documents, any not from a document the question names (a fact
     of another course is never read as the named course's), and any from a document the
-    question names by its name rather than its code (the student sees which course the
-    name was read as)."""
+    question names by its name rather than its code, when the document has a code (the
+    student sees which course the name was read as; a title would only repeat the name)."""
     passages = {pick[0].passage for pick in picks}
     documents = {hits[p].chunk.document_id for p in passages}
     if len(documents) > 1:
@@ -575,7 +575,11 @@ def _labelled_passages(picks: list[list[QuoteUnit]], hits: list[SearchHit]) -> s
 
 
 def _named_without_code(hit: SearchHit) -> bool:
-    return bool(hit.named_by) and not any(codes_in(word) for word in hit.named_by)
+    return (
+        bool(hit.named_by)
+        and not any(codes_in(word) for word in hit.named_by)
+        and bool(codes_in(_label(hit)))
+    )
 
 
 def _label(hit: SearchHit) -> str:

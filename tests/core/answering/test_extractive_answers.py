@@ -371,6 +371,12 @@ async def test_a_course_named_by_its_name_is_labelled_with_its_code_not_by_its_c
 
     assert "50%" in by_name.text and "(MAR301)" in by_name.text, by_name.text
     assert "50%" in by_code.text and "(MAR301)" not in by_code.text, by_code.text
+    # A document without a code: its title would only repeat the name asked.
+    untitled = replace(hit, chunk=replace(hit.chunk, title="Marine Mammals", file_name="mm.pdf"))
+    by_title = await answer(
+        "final exam weight of marine mammals", replace(untitled, named_by=("marine mammals",))
+    )
+    assert "50%" in by_title.text and "(" not in by_title.text.split("”")[1], by_title.text
 
 
 async def test_quotes_of_several_documents_each_say_which_course_they_are_from() -> None:
