@@ -125,7 +125,7 @@ class CatalogDesk:
             if asked is not None and Asked.AHEAD in asked.asked:
                 rules = await self._store.rules(ctx.course_id)
             graded: list[AssessmentFact] = []
-            if asked is not None and Asked.GRADING in asked.asked and asked.courses:
+            if asked is not None and asked.asked & {Asked.GRADING, Asked.COMPARE} and asked.courses:
                 codes = [f.code for c in asked.courses for f in c.facts]
                 graded = await self._store.assessments(ctx.course_id, list(dict.fromkeys(codes)))
         except Exception as error:
@@ -151,6 +151,8 @@ class CatalogDesk:
             catalog = of_intake
             asked = read_question(question, catalog, earlier) or asked
         cited = Cited()
+        if Asked.COMPARE in asked.asked:
+            return cited.answer(self._compare_lines(catalog, asked, graded, cited))
         if graded:
             return cited.answer(_grading_lines(asked.courses, graded, cited))
         if Asked.GRADING in asked.asked and not asked.asked & _COURSE_ASKS:
@@ -186,9 +188,7 @@ class CatalogDesk:
         except Exception as error:
             log.warning("catalog unavailable, versions without grading", error=type(error).__name__)
             return []
-        with_table = {code_key(g.course) for g in graded}
-        shown = [c for c in courses if code_key(c.code) in with_table]
-        return _grading_lines(shown, graded, cited) if shown else []
+        return _tabled_grading(courses, graded, cited)
 
     def _advice(
         self,
@@ -268,6 +268,29 @@ class CatalogDesk:
                 lines.append(f"In total: {_number(sum(stated))} credits for these {len(courses)} "
                              "courses.")  # fmt: skip
         return lines
+
+    def _compare_lines(
+        self,
+        catalog: Catalog,
+        asked: CatalogQuestion,
+        graded: Sequence[AssessmentFact],
+        cited: Cited,
+    ) -> list[str]:
+        """Each course compared, on one line: credits, semester, prerequisites; then each
+        one's grading where its syllabus has an assessment table."""
+        lines = []
+        for course in asked.courses:
+            credits = course.newest("credits")
+            stated = (
+                f"{_number(credits.credits)} credits{cited.mark(credits)}"
+                if credits and credits.credits is not None
+                else "credits not stated"
+            )
+            needs, fact = course.prerequisites()
+            semester = self._semester(catalog, course, cited, asked.intake)
+            lines.append(f"{_title(course)}: {stated}; semester {semester}; "
+                         f"prerequisites: {_needs(needs)}{cited.mark(fact)}.")  # fmt: skip
+        return lines + _tabled_grading(asked.courses, graded, cited)
 
     def _plan_line(self, catalog: Catalog, course: Course, cited: Cited) -> list[str]:
         """Where the course sits in the current plan: its semester and credits."""
@@ -644,6 +667,15 @@ def _grading_lines(
     if len(finals) > 1:
         lines.append(f"Final exam weight: {', '.join(finals)}.")
     return lines
+
+
+def _tabled_grading(
+    courses: Sequence[Course], graded: Sequence[AssessmentFact], cited: Cited
+) -> list[str]:
+    """The grading of those of `courses` whose syllabus has an assessment table."""
+    with_table = {code_key(g.course) for g in graded}
+    shown = [c for c in courses if code_key(c.code) in with_table]
+    return _grading_lines(shown, graded, cited) if shown else []
 
 
 def _graded_part(row: AssessmentFact) -> str:

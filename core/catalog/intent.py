@@ -25,6 +25,7 @@ The rules, read on the folded question (each pinned by tests/core/catalog/test_i
 | "what can I take next?" (8) | TAKE_NEXT |
 | "how is DBI202 graded?", "MAE101 vs MAI391: which final weighs more?" (10) | GRADING |
 | "what replaced SSL101c in K20?", "is CSI106 the same in K18-K19?" (9) | VERSIONS |
+| "what's the difference between X and Y?", "X vs Y", "is X the same as Y?" (11) | COMPARE |
 | any of these naming an intake ("K18") (3) | the same, `intake` set |
 
 (1) A course list is the subject and the course the object: the reverse of its
@@ -41,7 +42,10 @@ student's profile, read only where the reply reaches the student alone. (9) A co
 with a word of change ("same", "replaced", "changed", "different", "new", "old") and an
 intake or "curriculum": each curriculum's row of the course, and what took a dropped
 course's place. (10) With a course named, from its syllabus's assessment table; sitting an
-exam ("can I sit the final of X") stays the syllabus's conditions, for retrieval.
+exam ("can I sit the final of X") stays the syllabus's conditions, for retrieval. (11) Two
+courses or more named and nothing more precise asked: each one's credits, semester,
+prerequisites and grading side by side; a comparison of what the tables do not hold
+(textbooks, MOOCs, delivery, teams) stays retrieval's.
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ class Asked(StrEnum):
     TAKE_NEXT = "take_next"
     VERSIONS = "versions"
     GRADING = "grading"
+    COMPARE = "compare"
 
 
 # What the programme is asked, with no course needed.
@@ -115,6 +120,8 @@ _PATTERNS = {
     Asked.GRADING: r"\bgrad(?:ed|ing)\b|\bweights?\b|\bassessments?\b|\bassessed\b"
     r"|\bevaluated\b|\bfinal exams?\b|\bprogress tests?\b|\bscore to pass\b|\bpass mark\b"
     r"|\bcompletion criteri\w*",
+    Asked.COMPARE: r"\bdiffer\w*|\bcompar\w*|\bvs\b|\bversus\b|\b(?:the )?same\b|\bsimilar\b"
+    r"|\bidentical\b",
     Asked.VERSIONS: r"(?=.*\b(?:k\d{2}|curriculum|curricula|version)\b)"
     r".*\b(?:same|chang\w*|differ\w*|replac\w*|instead|newer|older|new|old|still there)\b"
     # "Is it CSI105 or CSI106? my friend in K18 says 105": two codes, one per version.
@@ -164,6 +171,11 @@ _GROUP_ASKS = re.compile(
     r"|pick|into|interested|want|like|start|spread|when|is there|are there|one of|part of"
     r"|belongs?|in (?:a|any|the) (?:combo|speciali[sz]ation|pathway|elective))\b"
 )
+# What a comparison may ask that no table holds: the passages answer it.
+_UNTABLED = re.compile(
+    r"\b(?:text ?books?|books?|materials?|moocs?|readings?|online|offline|teams?|projects?"
+    r"|topics?|contents?|cover\w*|learn)\b"
+)
 _GROUP_CONTENT = re.compile(
     r"\b(?:cover|covers|about|graded|grading|exam|final|online|offline|bonus|textbook"
     r"|materials?|assessment|certificate|attendance|weight)\b"
@@ -182,6 +194,12 @@ def asks_catalog(question: str) -> frozenset[Asked]:
         asked.discard(Asked.SEMESTER_COURSES)
     if Asked.AHEAD in asked:
         asked -= {Asked.CAN_TAKE, Asked.SEMESTER}
+    if Asked.COMPARE in asked and (
+        asked - {Asked.COMPARE} or _UNTABLED.search(folded) or _REVERSE.search(folded)
+    ):
+        # "Graded the same way?", "same textbook?": what is compared is asked already, or
+        # is not in the tables.
+        asked.discard(Asked.COMPARE)
     if Asked.VERSIONS in asked:
         # "When was it in K18, is it the same in K20?": the versions say both.
         asked -= {Asked.SEMESTER, Asked.CREDITS, Asked.SEMESTER_COURSES}
@@ -210,7 +228,8 @@ def elided(question: str) -> bool:
     """Whether the question is a short follow-up that asks nothing of its own."""
     folded = fold(question)
     return (
-        not asks_catalog(question)
+        # "Same for DAT301m?" compares nothing: it asks what the question before it asked.
+        not asks_catalog(question) - {Asked.COMPARE}
         and len(folded.split()) <= ELIDED_WORDS
         and bool(_ELIDED.search(folded))
     )
@@ -236,6 +255,10 @@ def read_question(
     if not asked:
         return None
     courses = catalog.mentioned(question) or catalog.named_together(question)
+    if Asked.COMPARE in asked and len(courses) < 2:
+        asked = asked - {Asked.COMPARE}  # one course is not a comparison
+        if not asked:
+            return None
     if not courses and not asked & PROGRAMME_ASKS:
         return None
     if courses and asked - {Asked.SEMESTER_COURSES}:

@@ -315,6 +315,22 @@ async def test_a_dropped_courses_grading_is_set_beside_what_took_its_place(
     assert "graded" not in plain
 
 
+async def test_two_courses_compared_side_by_side_and_one_course_is_no_comparison(
+    desk: CatalogDesk,
+) -> None:
+    text = await ask(desk, "whats the difference between marine mammals and bird watching??")
+
+    lines = text.splitlines()
+    assert lines[0].startswith("MAR301 (Marine Mammals): 3 credits [1]; semester ")
+    assert lines[0].endswith("prerequisites: BIO101 [1].")
+    assert lines[1].startswith("BRD301 (Bird Watching): 3 credits [")
+    assert (
+        "MAR301 (Marine Mammals) is graded" in text and "BRD301 (Bird Watching) is graded" in text
+    )
+    assert await desk.answer(student(), "is marine mammals the same every year?") is None
+    assert await desk.answer(student(), "do MAR301 and BRD301 use the same textbook?") is None
+
+
 async def test_two_codes_of_two_versions_are_each_placed(desk: CatalogDesk) -> None:
     text = await ask(desk, "is study skills OLD101 or MAT101? my friend in K28 says OLD101")
 

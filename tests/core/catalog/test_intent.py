@@ -24,6 +24,7 @@ from core.catalog.intent import (
         "also AIL303m",
         "and MAE?",
         "Còn MAE101?",
+        "same for MAR301?",  # "same" compares nothing here
     ],
 )
 def test_short_follow_ups_that_ask_nothing_are_elided(question: str) -> None:
@@ -102,6 +103,12 @@ def test_an_elided_follow_up_asks_what_the_last_question_of_its_own_asked() -> N
         ("What replaced SSL101c in K20-K21?", {Asked.VERSIONS}),
         ("in K18 when was SSG104? is it the same in K20?", {Asked.VERSIONS}),
         ("is it CSI105 or CSI106? my friend in K18 says 105", {Asked.VERSIONS}),
+        # Comparing courses (the made-up programme's): side by side, unless what is compared
+        # is asked already or no table holds it.
+        ("whats the difference between MAR301 and BRD301?", {Asked.COMPARE}),
+        ("Marine Mammals vs Bird Watching", {Asked.COMPARE}),
+        ("do MAR301 and BRD301 use the same textbook?", set()),
+        ("are MAR301 and BRD301 graded the same way?", {Asked.GRADING}),
     ],
 )
 def test_each_intent_rule(question: str, asked: set[Asked]) -> None:
