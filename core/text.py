@@ -178,10 +178,15 @@ def _unprintable(char: str) -> bool:
     return unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in _BIDI_CONTROLS
 
 
+_AMPERSAND = re.compile(r"(?<!\S)&(?!\S)")
+
+
 def fold(text: str) -> str:
-    """Case-folded, accents and đ stripped, whitespace collapsed: how names and codes compare
-    ("Đàn Bầu" and "dan bau", "MAE101" and "mae101")."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold().replace("đ", "d"))
+    """Case-folded, accents and đ stripped, a free-standing "&" read as "and", whitespace
+    collapsed: how names and codes compare ("Đàn Bầu" and "dan bau", "MAE101" and "mae101",
+    "Image & Video Processing" and "image and video processing")."""
+    spelled = _AMPERSAND.sub("and", text.casefold().replace("đ", "d"))
+    decomposed = unicodedata.normalize("NFKD", spelled)
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return " ".join(bare.split())
 

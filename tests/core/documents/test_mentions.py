@@ -4,6 +4,7 @@ case ignored, versions; ambiguous names and prefixes name none; older versions s
 from __future__ import annotations
 
 from core.documents import DocumentIdentity, mentions
+from core.text import fold_name
 
 DOCUMENTS = {
     "mas": DocumentIdentity(codes=("mas291",), names=("statistics probability",)),
@@ -69,6 +70,17 @@ def test_a_semester_by_its_short_name_makes_a_programme_question() -> None:
     assert found.named == ("mar301",) and found.programme == "k30"
     assert mentions("what's in term 2?", zoo).programme == "k30"
     assert mentions("marine mammals: how many credits?", zoo).programme is None
+
+
+def test_an_ampersand_in_a_name_reads_as_and() -> None:
+    zoo = {
+        "mar301": DocumentIdentity(codes=("mar301",), names=(fold_name("Whales and Dolphins"),)),
+        "brd301": DocumentIdentity(codes=("brd301",), names=(fold_name("Birds & Bees"),)),
+    }
+
+    assert mentions("what do we read in the whales & dolphins course?", zoo).named == ("mar301",)
+    assert mentions("how is Birds and Bees graded?", zoo).named == ("brd301",)
+    assert mentions("how is Birds&Bees graded?", zoo).named == ()  # one word, not the name
 
 
 def test_a_question_about_combos_brings_the_documents_listing_them() -> None:
