@@ -29,6 +29,8 @@ from core.embedding.minilm_onnx import bundled_embedder
 from core.embedding.ollama_embedder import OllamaEmbedder
 from core.exercises import Fairness, Grader, SymbolicChecker
 from core.feedback import Digest, FeedbackStore, InstructorLoop
+from core.feedback.listings import ListingMessages
+from core.feedback.quiz_answers import QuizAnswerLog, QuizAnswerOutbox
 from core.generation import MaterialStore, StructuredModel, Writing
 from core.generation.materials import MaterialsDesk
 from core.generation.structured import Message
@@ -42,6 +44,7 @@ from core.mistakes import MistakeLog
 from core.mistakes.outbox import MistakeOutbox
 from core.notes_quota import NotesQuota
 from core.outages import Outages
+from core.outbox import Outbox
 from core.page_pictures import PagePictures
 from core.permissions import Authority, CourseCreation, RoleGrants
 from core.practice import ExerciseCatalog, PracticeService
@@ -207,6 +210,7 @@ class Assembly:
     metrics: Metrics
     sessions: SessionStore
     database: AsyncEngine
+    quiz_answers: QuizAnswerOutbox
 
 
 def question_answering(
@@ -282,11 +286,12 @@ async def open_assembly(
         cleanup.push_async_callback(jobs.close)
         assembly.bot.attach_jobs(jobs)
         metrics.watch_queue(jobs.depth)
-        # On the way out, after the flusher stops: what waits goes to the database now.
-        cleanup.push_async_callback(_last_flush, assembly.outbox, settings.service_timeout_s)
-        # Mistakes an outage left in the outbox go to the database once it is back.
-        flusher = asyncio.create_task(assembly.outbox.keep_flushing())
-        cleanup.push_async_callback(_stop, flusher)
+        for outbox in (assembly.outbox, assembly.quiz_answers):
+            # On the way out, after the flusher stops: what waits goes to the database now.
+            cleanup.push_async_callback(_last_flush, outbox, settings.service_timeout_s)
+            # Mistakes and quiz answers an outage left waiting go in once it is over.
+            flusher = asyncio.create_task(outbox.keep_flushing())
+            cleanup.push_async_callback(_stop, flusher)
         # So do quiz-poll votes: a vote is never delivered twice.
         counter = asyncio.create_task(assembly.bot.keep_counting_held_votes())
         cleanup.push_async_callback(_stop, counter)
@@ -303,7 +308,7 @@ async def _jobs(settings: Settings, bot: CourseBot, metrics: Metrics) -> JobQueu
     return InProcessJobs(bot.job_handlers(), metrics)
 
 
-async def _last_flush(outbox: MistakeOutbox, timeout_s: float) -> None:
+async def _last_flush(outbox: Outbox[Any], timeout_s: float) -> None:
     """Flush the outbox once more before the process ends, bounded: a database that is down
     keeps the entries in Redis for the next process (in-process entries are then lost, and
     said so)."""
@@ -366,6 +371,8 @@ def _assemble(
     mistakes = MistakeLog(database)
     outages = Outages(began=lambda service: metrics.outages.labels(service).inc())
     outbox = MistakeOutbox(sessions, settings.redis_prefix, mistakes, outages)
+    quiz_log = QuizAnswerLog(database)
+    quiz_answers = QuizAnswerOutbox(sessions, settings.redis_prefix, quiz_log, outages)
     sparse = SparseEncoder()
     course_catalog = CatalogStore(database)
     retriever = Retriever(index, dense, sparse, retrieval, reranker=reranker(settings, dense))
@@ -443,6 +450,7 @@ def _assemble(
         ),
         store=sessions,
         outbox=outbox,
+        quiz_answers=quiz_answers,
         prefix=settings.redis_prefix,
     )
     # Commands (/prereq, /cantake, ...) and plain questions read the same catalog.
@@ -476,9 +484,11 @@ def _assemble(
         catalog=catalog_desk,
         service_timeout_s=settings.service_timeout_s,
         schedules=ScheduleDesk(ScheduleStore(database), schedule_rules(settings)),
-        loop=InstructorLoop(feedback, dense, ingestor),
-        digest=Digest(feedback, mistakes),
+        loop=InstructorLoop(
+            feedback, dense, ingestor, ListingMessages(sessions, settings.redis_prefix)
+        ),
+        digest=Digest(feedback, mistakes, quiz_log),
         pictures=pictures,
         metrics=metrics,
     )
-    return Assembly(bot, retriever, index, outbox, metrics, sessions, database)
+    return Assembly(bot, retriever, index, outbox, metrics, sessions, database, quiz_answers)

@@ -436,15 +436,26 @@ def parse_command(text: str) -> ParsedCommand | None:
     return ParsedCommand(name=name, argument=rest.strip())
 
 
-def help_text(roles: frozenset[Role]) -> str:
+def help_text(roles: frozenset[Role], holders: Callable[[Role], Sequence[Role]]) -> str:
+    """The commands `roles` may use, with their usage; then the staff's commands with the
+    roles that may use them (`holders`, the permissions' word), so a newcomer learns who
+    answers their questions and reads their votes."""
     lines = [
         "Ask me anything about the course: send your question as a plain message.",
         "During a guided exercise, plain messages are your answers.",
     ]
+    others: list[str] = []
     for spec in COMMANDS:
-        if spec.role in roles and spec.listed:
+        if not spec.listed:
+            continue
+        if spec.role in roles:
             usage = f" {spec.usage}" if spec.usage else ""
             lines.append(f"/{spec.name}{usage} — {spec.summary}")
+        else:
+            who = ", ".join(f"{role.value}s" for role in holders(spec.role))
+            others.append(f"/{spec.name} — {who}: {spec.summary}")
+    if others:
+        lines += ["", "For the course's staff:", *others]
     return "\n".join(lines)
 
 

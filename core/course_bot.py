@@ -63,7 +63,7 @@ from core.material import (
 from core.metrics import Metrics
 from core.outages import REDIS, Outages, service_of
 from core.page_pictures import PagePictures
-from core.permissions import Action, effective_roles, require
+from core.permissions import Action, effective_roles, holders, require
 from core.practice import PracticeService
 from core.practice.review import MistakeReview
 from core.progress import StepProgress, from_payload
@@ -251,6 +251,12 @@ class CourseBot:
         structlog.contextvars.bind_contextvars(course=ctx.course_id)
         if request.files:
             return await self._receive_files(request, ctx, spec.name if spec else None)
+        if spec is None and request.replying_to is not None:
+            # A reply to the bot's listing of a question group answers that group.
+            parsed = await self._loop.listed_reply(
+                ctx, request.place.chat_id, request.replying_to, request.text
+            )
+            spec = None if parsed is None else command_spec(parsed.name)
         # Staff answers to this person's questions they were not told of yet come first.
         told = await self._loop.pending(ctx)
         if spec is None or parsed is None:
@@ -317,10 +323,10 @@ class CourseBot:
     async def help(self, request: Request) -> Notice:
         scope = await self._access.scope(request)
         if scope is None:
-            text = help_text(frozenset({Role.STUDENT}))
+            text = help_text(frozenset({Role.STUDENT}), holders)
             return Notice(f"{text}\n\n{NoCourseError(request.place)}", title=HELP_TITLE)
         ctx = await self._access.context(request, scope)
-        return Notice(help_text(effective_roles(ctx)), title=HELP_TITLE)
+        return Notice(help_text(effective_roles(ctx), holders), title=HELP_TITLE)
 
     async def _material_note(self, course_id: str) -> str:
         probe = Context(platform="-", course_id=course_id, user_id="-")
@@ -374,6 +380,18 @@ class CourseBot:
     ) -> Notice:
         """`/reply ID text`: the staff's answer, signed with the name the platform shows."""
         return await self._loop.reply(ctx, number, text, by=request.member.name or ctx.user_id)
+
+    async def remember_sent(self, request: Request, message_id: str, anchor: str) -> None:
+        """The adapter sent a reply carrying `anchor` (`Notice.anchor`), in answer to
+        `request`, as the message `message_id` of the request's chat: kept, so a reply to
+        that message means what the anchor says. Never raises: a message not remembered is
+        answered with `/reply ID` instead."""
+        try:
+            await self._loop.listings.remember(
+                request.member.platform, request.place.chat_id, message_id, anchor
+            )
+        except Exception:
+            log.exception("sent message not remembered", anchor=anchor)
 
     def send_direct_messages(self, platform: str, send: DirectSend) -> None:
         """`send` writes to someone on `platform` directly, where the platform lets the bot

@@ -53,6 +53,13 @@ _IMPLIES: dict[Role, frozenset[Role]] = {
 
 ALL_COURSES = "*"
 
+
+def holders(role: Role) -> tuple[Role, ...]:
+    """The roles that may do what `role` may (a moderator's command: instructors,
+    moderators), highest first."""
+    return tuple(held for held in _IMPLIES if role in _IMPLIES[held])
+
+
 BIND_NEEDS_ADMIN = "Sorry, only an administrator of this chat can bind it to a course."
 BIND_NEEDS_INSTRUCTOR = (
     "Sorry, '{course}' is an existing course: only one of its instructors who also "

@@ -68,10 +68,14 @@ class Answer:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Plain information: help text, a confirmation, a status line."""
+    """Plain information: help text, a confirmation, a status line. `anchor`, when set, is
+    what a platform reply to this message means to the core (an adapter that sends it tells
+    `CourseBot.remember_sent` the message's id, and passes it back as `Request.replying_to`);
+    it is opaque to adapters."""
 
     text: str
     title: str | None = None
+    anchor: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,7 @@ class Request:
     user chose it: chat adapters leave the course to bindings and membership.
     `invite_link` is how the platform writes a link that opens a direct message with the
     bot and sends it `/start CODE` (`{code}` stands for the code), where it has one.
+    `replying_to` is the id (within its chat) of the bot's message this one replies to.
     `on_progress` hears how far the request's job has come (an ingestion, a lesson, a set),
     for a message the adapter edits as it advances."""
 
@@ -70,6 +71,7 @@ class Request:
     course: str | None = None
     operator: bool = False
     invite_link: str = ""
+    replying_to: str | None = None
     on_progress: ShowProgress | None = field(default=None, compare=False)
 
     @property

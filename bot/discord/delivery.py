@@ -5,7 +5,7 @@ as a view of `bot.discord.buttons`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from enum import Enum, auto
 from typing import Any
 
@@ -19,6 +19,8 @@ from core.schedules import Schedule
 from ingestion.schedule import Post
 
 NO_MENTIONS = discord.AllowedMentions.none()
+# Told about a message carrying an anchor once it is sent (the core remembers its id).
+Sent = Callable[[Outgoing, discord.Message], Awaitable[None]]
 
 
 class _Original(Enum):
@@ -75,14 +77,24 @@ class Responder:
         )
         self._original = _Original.PROGRESS
 
-    async def reply(self, replies: Sequence[Reply], *, private: bool = False) -> None:
-        """Send `replies` (all of them ephemeral when `private`) and close the response."""
-        await self.send(render_all(replies), private=private)
+    async def reply(
+        self, replies: Sequence[Reply], *, private: bool = False, on_sent: Sent | None = None
+    ) -> None:
+        """Send `replies` (all of them ephemeral when `private`) and close the response;
+        `on_sent` hears of each message with an anchor once it is out."""
+        await self.send(render_all(replies), private=private, on_sent=on_sent)
 
-    async def send(self, messages: Sequence[Outgoing], *, private: bool = False) -> None:
+    async def send(
+        self, messages: Sequence[Outgoing], *, private: bool = False, on_sent: Sent | None = None
+    ) -> None:
         for message in messages:
-            # An ephemeral response stays ephemeral: its follow-ups are too.
-            await self._send_one(message, private=self.private or private)
+            # An ephemeral response stays ephemeral: its follow-ups are too. In a direct
+            # message, one the core may be answered through (an anchor) is not: nobody else
+            # reads there, and Discord takes no reply to an ephemeral message.
+            ephemeral = (self.private or private) and not (message.anchor and self._direct)
+            sent = await self._send_one(message, private=ephemeral)
+            if on_sent is not None and message.anchor and sent is not None:
+                await on_sent(message, sent)
         await self.finish()
 
     async def finish(self) -> None:
@@ -91,10 +103,14 @@ class Responder:
             await self.interaction.delete_original_response()
             self._original = _Original.DELETED
 
-    async def _send_one(self, message: Outgoing, *, private: bool) -> None:
+    @property
+    def _direct(self) -> bool:
+        return self.interaction.guild_id is None
+
+    async def _send_one(self, message: Outgoing, *, private: bool) -> discord.Message | None:
         original = self._original
         if original in (_Original.THINKING, _Original.PROGRESS) and private == self.private:
-            await self.interaction.edit_original_response(
+            sent: discord.Message = await self.interaction.edit_original_response(
                 **_content(message),
                 embeds=list(message.embeds),
                 attachments=[a.to_file() for a in message.attachments],
@@ -102,11 +118,11 @@ class Responder:
                 allowed_mentions=NO_MENTIONS,
             )
             self._original = _Original.USED
-            return
+            return sent
         if original is _Original.THINKING and private and not self.private:
             await self.interaction.delete_original_response()
             self._original = _Original.DELETED
-        await self.interaction.followup.send(
+        return await self.interaction.followup.send(
             **_message_kwargs(message), ephemeral=private, wait=True
         )
 

@@ -16,10 +16,10 @@ import structlog
 from discord import app_commands
 
 from bot.common.progress import ProgressMessage
-from bot.discord.delivery import Responder, post
+from bot.discord.delivery import Responder, Sent, post
 from bot.discord.files import incoming_files
 from bot.discord.members import interaction_member, place_of, role_key, user_key
-from bot.discord.render import practice_started, render, render_all
+from bot.discord.render import Outgoing, practice_started, render, render_all
 from core.commands import ParsedCommand, Value, command_spec
 from core.course_bot import CourseBot
 from core.replies import FlashcardTurn, StepPrompt
@@ -76,7 +76,15 @@ class Handlers:
                 who = interaction.user.display_name
                 await responder.send([practice_started(who, step.exercise_title, thread.mention)])
                 return
-        await responder.reply(response.replies, private=response.private)
+        await responder.reply(
+            response.replies, private=response.private, on_sent=self._remember_sent(request)
+        )
+
+    def _remember_sent(self, request: Request) -> Sent:
+        async def remember(message: Outgoing, sent: discord.Message) -> None:
+            await self.core.remember_sent(request, str(sent.id), message.anchor)
+
+        return remember
 
     async def press(self, interaction: discord.Interaction, command: ParsedCommand) -> None:
         """A button: `/pick` or `/card` from the custom id, through the core like any

@@ -63,20 +63,24 @@ class Attachment:
 
 @dataclass(frozen=True, slots=True)
 class Outgoing:
-    """One Discord message."""
+    """One Discord message. `anchor` is the core's (`Notice.anchor`): once sent, the
+    message's id is reported with it."""
 
     content: str = ""
     embeds: tuple[discord.Embed, ...] = ()
     attachments: tuple[Attachment, ...] = ()
     buttons: tuple[Button, ...] = ()
+    anchor: str = ""
 
 
 def render(reply: Reply) -> list[Outgoing]:
     match reply:
         case Answer():
             messages = _answer(reply)
-        case Notice(text=text, title=title):
+        case Notice(text=text, title=title, anchor=anchor):
             messages = _texts(_pack_text([_heading(title)] if title else [], text))
+            if anchor and messages:
+                messages[0] = replace(messages[0], anchor=anchor)
         case SourceList():
             units = [escape(wording.sources_heading(reply))]
             units.extend(escape(f"• {wording.source_line(entry)}") for entry in reply.entries)

@@ -15,7 +15,7 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 import structlog
-from telegram import Bot, CallbackQuery, Chat, Message, Update
+from telegram import Bot, CallbackQuery, Chat, Message, Update, User
 from telegram.constants import CallbackQueryLimit
 from telegram.error import TelegramError
 from telegram.ext import (
@@ -122,9 +122,9 @@ class TelegramHandlers:
             response = await self.core.handle(request)
         if progress is not None:
             items = render_all(list(response.replies))
-            await progress.conclude(items, self._remember_polls(request))
+            await progress.conclude(items, self._remember_sent(request))
             return
-        await _reply(context.bot, message, response, self._remember_polls(request))
+        await _reply(context.bot, message, response, self._remember_sent(request))
 
     async def on_text(self, update: Update, context: Callback) -> None:
         """A question, or an answer while an exercise is open (the core tells which). In a
@@ -141,7 +141,7 @@ class TelegramHandlers:
         request = await self._request(context.bot, message, text=text)
         async with _working(context.bot, message, True):
             response = await self.core.handle(request)
-        await _reply(context.bot, message, response, self._remember_polls(request))
+        await _reply(context.bot, message, response, self._remember_sent(request))
 
     async def on_document(self, update: Update, context: Callback) -> None:
         """A file, captioned /ingest or /notes or announced by one of them just before."""
@@ -246,8 +246,8 @@ class TelegramHandlers:
         except TelegramError:
             log.warning("could not tell the chat about the error", chat=chat.id, exc_info=True)
 
-    def _remember_polls(self, request: Request) -> Sent:
-        return remember_polls(self.core, request)
+    def _remember_sent(self, request: Request) -> Sent:
+        return remember_sent(self.core, request)
 
     async def post_scheduled(
         self, bot: Bot, schedule: Schedule, request: Request, response: Response
@@ -256,7 +256,7 @@ class TelegramHandlers:
         if schedule.chat_id is None:
             raise ValueError("a scheduled post without a chat")
         items = render_all(list(response.replies))
-        await deliver(bot, Target(int(schedule.chat_id)), items, remember_polls(self.core, request))
+        await deliver(bot, Target(int(schedule.chat_id)), items, remember_sent(self.core, request))
 
     async def _request(
         self, bot: Bot, message: Message, *, admin_check: bool = False, **what: Any
@@ -268,16 +268,28 @@ class TelegramHandlers:
             message_id=f"telegram:{message.chat_id}:{message.message_id}",
             # A deep link: opening it sends the bot `/start CODE` in a direct message.
             invite_link=f"https://t.me/{bot.username}?start={{code}}",
+            replying_to=_replying_to(message, bot.bot),
             **what,
         )
 
 
-def remember_polls(core: CourseBot, request: Request) -> Sent:
-    """Tells the core which question each quiz poll asks as soon as it is sent."""
+def _replying_to(message: Message, me: User) -> str | None:
+    """The id of the bot's message that `message` replies to, if it replies to one."""
+    replied = message.reply_to_message
+    if replied is None or replied.from_user is None or replied.from_user.id != me.id:
+        return None
+    return str(replied.message_id)
+
+
+def remember_sent(core: CourseBot, request: Request) -> Sent:
+    """Tells the core, as soon as each is sent, which question a quiz poll asks and the id
+    of a message carrying an anchor (a listed question group, which a reply answers)."""
 
     async def remember(item: Outgoing, sent: Message) -> None:
         if isinstance(item, PollMessage) and sent.poll is not None:
             await core.remember_polls(request, item.quiz_id, [(sent.poll.id, item.number)])
+        elif isinstance(item, TextMessage) and item.anchor:
+            await core.remember_sent(request, str(sent.message_id), item.anchor)
 
     return remember
 

@@ -7,7 +7,7 @@ flashcards come one card at a time with "Show answer" and "Next" buttons."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from telegram.constants import PollLimit
 
@@ -44,10 +44,12 @@ from core.text import shown_name
 
 @dataclass(frozen=True, slots=True)
 class TextMessage:
-    """HTML text, with a row of inline keyboard buttons under it if any."""
+    """HTML text, with a row of inline keyboard buttons under it if any. `anchor` is the
+    core's (`Notice.anchor`): once sent, the message's id is reported with it."""
 
     html: str
     buttons: tuple[Button, ...] = ()
+    anchor: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +89,12 @@ def render(reply: Reply, limit: int = MESSAGE_LIMIT) -> list[Outgoing]:
             return _with_buttons(
                 _texts(_answer_units(reply, limit), limit), (*_page_buttons(reply), *votes)
             )
-        case Notice(text=text, title=title):
+        case Notice(text=text, title=title, anchor=anchor):
             heading = [bold(title)] if title else []
-            return _texts([*heading, *_body(text, limit)], limit)
+            texts = _texts([*heading, *_body(text, limit)], limit)
+            if anchor and texts and isinstance(texts[0], TextMessage):
+                texts[0] = replace(texts[0], anchor=anchor)
+            return texts
         case SourceList():
             units = [bold(wording.sources_heading(reply))]
             units.extend(escape(f"• {wording.source_line(e)}") for e in reply.entries)

@@ -1,20 +1,23 @@
 """`/digest [week|month]`: what the class asked and how the material served it, for the
 course's staff: the most asked topics (questions grouped by their vectors), answered,
-declined and 👎 counts, the unanswered groups, mistakes by skill; a PNG chart and a CSV (the
-one CSV writer). It names no student unless `core.visibility.digest_names` allows it."""
+declined and 👎 counts, the unanswered groups, mistakes by skill, quiz accuracy per topic;
+a PNG chart and CSVs (the one CSV writer). It names no student unless
+`core.visibility.digest_names` allows it."""
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 
 from core.context import Context
 from core.errors import BadInputError
+from core.feedback.quiz_answers import QuizAnswerLog, TopicAccuracy, accuracy_by_topic
 from core.feedback.store import Asked, FeedbackStore, Vote
 from core.mistakes import MistakeLog, SkillCount, mistakes_by_skill_png
 from core.permissions import Action, require
@@ -33,6 +36,7 @@ NAMES_ONLY_ALONE = (
 CSV_COLUMNS = (
     "asked_at", "question", "outcome", "helpful_votes", "unhelpful_votes", "reasons", "group",
 )  # fmt: skip
+QUIZ_CSV_COLUMNS = ("topic", "answers", "correct", "accuracy_percent")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,7 @@ class DigestFigures:
     unhelpful: int
     reasons: tuple[tuple[str, int], ...]
     topics: tuple[Topic, ...]
+    quizzes: tuple[TopicAccuracy, ...] = ()
 
 
 class Digest:
@@ -58,11 +63,13 @@ class Digest:
         self,
         store: FeedbackStore,
         mistakes: MistakeLog | None = None,
+        quizzes: QuizAnswerLog | None = None,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._store = store
         self._mistakes = mistakes
+        self._quizzes = quizzes
         self._clock = clock
 
     async def digest(
@@ -79,7 +86,11 @@ class Digest:
         votes = [
             v for v in await self._store.votes_since(ctx.course_id, since) if v.question_id in ids
         ]
-        figures = _figures(period, asked, votes)
+        quizzes: list[TopicAccuracy] = []
+        if self._quizzes is not None:
+            answers = await self._quizzes.since(ctx.course_id, since, student or None)
+            quizzes = accuracy_by_topic(answers)
+        figures = replace(_figures(period, asked, votes), quizzes=tuple(quizzes))
         open_groups = await self._store.groups(ctx.course_id, answered=False)
         skills: list[SkillCount] = []
         if self._mistakes is not None:
@@ -99,6 +110,12 @@ class Digest:
         if open_groups:
             lines.append(f"Unanswered ({len(open_groups)}, /unanswered lists them all):")
             lines += [f"  #{g.id} {g.count}× “{g.latest}”" for g in open_groups[:TOP]]
+        if quizzes:
+            lines.append("Quiz accuracy by topic (least right first):")
+            lines += [
+                f"  {q.topic}: {q.correct} of {q.answers} right ({q.percent}%)"
+                for q in quizzes[:TOP]
+            ]
         if skills:
             lines.append("Mistakes by skill (all time):")
             lines += [f"  {s.skill}: {s.count}" for s in skills[:TOP]]
@@ -109,6 +126,15 @@ class Digest:
             DocumentReply("digest.png", chart, "image/png", f"Digest, {scope}"),
             DocumentReply("digest.csv", table, "text/csv", f"Questions, {scope}"),
         ]
+        if quizzes:
+            replies.append(
+                DocumentReply(
+                    "quiz-accuracy.csv",
+                    _quiz_csv(quizzes),
+                    "text/csv",
+                    f"Quiz accuracy by topic, {scope}",
+                )
+            )
         if skills:
             mistakes = await asyncio.to_thread(
                 mistakes_by_skill_png, skills, f"Mistakes — {ctx.course_id}"
@@ -174,10 +200,22 @@ def _csv(asked: Sequence[Asked], votes: Sequence[Vote], *, named: bool) -> bytes
     return csv_bytes(header, rows)
 
 
+def _quiz_csv(quizzes: Sequence[TopicAccuracy]) -> bytes:
+    return csv_bytes(
+        QUIZ_CSV_COLUMNS, [[q.topic, q.answers, q.correct, q.percent] for q in quizzes]
+    )
+
+
 def _chart(figures: DigestFigures, title: str) -> bytes:
-    """Two panels: how questions fared, and the most asked topics."""
-    figure = new_figure(figsize=(10.0, 4.2), dpi=100, layout="constrained")
-    outcome, asked = figure.subplots(1, 2, width_ratios=(2, 3))
+    """How questions fared and the most asked topics; quiz accuracy per topic when the
+    class answered quizzes."""
+    if figures.quizzes:
+        figure = new_figure(figsize=(14.0, 4.2), dpi=100, layout="constrained")
+        outcome, asked, quizzes = figure.subplots(1, 3, width_ratios=(2, 3, 3))
+        _quiz_panel(quizzes, figures.quizzes)
+    else:
+        figure = new_figure(figsize=(10.0, 4.2), dpi=100, layout="constrained")
+        outcome, asked = figure.subplots(1, 2, width_ratios=(2, 3))
     from matplotlib.ticker import MaxNLocator  # here, not at import: see core.pictures
 
     labels = ["answered", "declined", "helpful", "not\nhelpful"]
@@ -205,6 +243,20 @@ def _chart(figures: DigestFigures, title: str) -> bytes:
         asked.text(0.5, 0.5, "No questions asked", ha="center", va="center", color="#666666")
     figure.suptitle(title, x=0.01, ha="left", fontsize=12)
     return png_of(figure)
+
+
+def _quiz_panel(axes: Any, quizzes: Sequence[TopicAccuracy]) -> None:
+    shown = list(quizzes[:TOP])
+    positions = range(len(shown))
+    bars = axes.barh(positions, [q.percent for q in shown], color="#8172b3")
+    axes.set_yticks(list(positions), [_short(q.topic, 30) for q in shown], parse_math=False,
+                    fontsize=9)  # fmt: skip
+    axes.invert_yaxis()
+    axes.bar_label(bars, [f"{q.percent}% of {q.answers}" for q in shown], padding=2, fontsize=9)
+    axes.set_xlim(0, 125)
+    axes.set_xticks([0, 25, 50, 75, 100])
+    axes.set_title("Quiz answers right, by topic", loc="left", fontsize=11)
+    axes.spines[["top", "right"]].set_visible(False)
 
 
 def _short(text: str, chars: int = 45) -> str:

@@ -17,9 +17,11 @@ from pathlib import Path
 import numpy as np
 import structlog
 
+from core.commands import ParsedCommand
 from core.context import Context
 from core.embedding.embedder import Embedder
 from core.errors import BadInputError
+from core.feedback.listings import ListingMessages, group_anchor
 from core.feedback.store import Asked, FeedbackStore, Group, NewAsked
 from core.material import MaterialIngestor, SourceFile
 from core.permissions import Action, require
@@ -37,7 +39,9 @@ DOCUMENT_NAME = "Instructor answers.md"
 DOCUMENT_TITLE = "Instructor answers"
 REASONS = VOTE_REASONS
 MAX_REASON_CHARS = 300
-MAX_LISTED = 20
+# Each group is a message of its own (a reply to it answers the group): a screenful.
+MAX_LISTED = 10
+LISTED_HOW = "Answer one with /reply ID your answer, or reply to its message with the answer."
 
 NO_ANSWER = "There is no answer {number} you can rate. Rate an answer with its buttons."
 NOTHING_TO_RATE = "You have no answer to rate yet in '{course}': ask a question first."
@@ -62,12 +66,14 @@ class InstructorLoop:
         store: FeedbackStore,
         embedder: Embedder,
         ingestor: MaterialIngestor,
+        listings: ListingMessages,
         *,
         clock: Clock = _now,
     ) -> None:
         self.store = store
         self._embedder = embedder
         self._ingestor = ingestor
+        self.listings = listings
         self._clock = clock
         self._direct: dict[str, DirectSend] = {}
 
@@ -158,26 +164,48 @@ class InstructorLoop:
 
     # The staff's side ----------------------------------------------------------------------
 
-    async def unanswered(self, ctx: Context) -> Notice:
+    async def unanswered(self, ctx: Context) -> list[Reply]:
+        """The course's open groups, most asked first: a message each, so a platform reply
+        to one answers that group (`listed_reply`)."""
         require(ctx, Action.REVIEW_QUESTIONS)
         groups = await self.store.groups(ctx.course_id, answered=False)
         answered = len(await self.store.groups(ctx.course_id, answered=True))
         if not groups:
-            lines = [f"No unanswered questions in '{ctx.course_id}'."]
+            replies: list[Reply] = [Notice(f"No unanswered questions in '{ctx.course_id}'.")]
         else:
-            lines = [f"Unanswered questions in '{ctx.course_id}', most asked first:"]
-            for group in groups[:MAX_LISTED]:
-                lines.append(f"#{group.id} — asked {_times(group.count)}{_kinds(group)}")
-                lines.append(f"   latest: “{group.latest}”")
-            if len(groups) > MAX_LISTED:
-                lines.append(f"…and {len(groups) - MAX_LISTED} more.")
-            lines.append("Answer one with /reply ID your answer.")
+            replies = [Notice(f"Unanswered questions in '{ctx.course_id}', most asked first:")]
+            replies += [
+                Notice(
+                    f"#{group.id} — asked {_times(group.count)}{_kinds(group)}\n"
+                    f"   latest: “{group.latest}”",
+                    anchor=group_anchor(ctx.course_id, group.id),
+                )
+                for group in groups[:MAX_LISTED]
+            ]
+        footer = []
+        if len(groups) > MAX_LISTED:
+            footer.append(f"…and {len(groups) - MAX_LISTED} more.")
+        if groups:
+            footer.append(LISTED_HOW)
         if answered:
-            lines.append(
+            footer.append(
                 f"{answered} answered (/reply ID replaces an answer, /forget --answer ID "
                 "removes it)."
             )
-        return Notice("\n".join(lines))
+        if footer:
+            replies.append(Notice("\n".join(footer)))
+        return replies
+
+    async def listed_reply(
+        self, ctx: Context, chat_id: str | None, message_id: str, text: str
+    ) -> ParsedCommand | None:
+        """`text`, written in reply to the bot's message `message_id`, as the `/reply` it
+        means when that message lists a group of `ctx`'s course; None otherwise (a
+        question, as any other message)."""
+        listed = await self.listings.find(ctx.platform, chat_id, message_id)
+        if listed is None or listed.course_id != ctx.course_id:
+            return None
+        return ParsedCommand("reply", options={"id": listed.group_id, "answer": text})
 
     async def reply(self, ctx: Context, number: int, text: str, *, by: str) -> Notice:
         """The staff's answer to group `number` (a new one replaces the old): kept, made

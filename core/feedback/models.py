@@ -75,3 +75,27 @@ class QuestionGroup(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
 
     __table_args__ = (Index(None, "course_id", "answered_at"),)
+
+
+class QuizAnswerRow(Base):
+    """One student's first answer to one question of a quiz, for the digest's accuracy per
+    topic: the course, the quiz's topic, the question, right or not, who and when."""
+
+    __tablename__ = "quiz_answers"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    course_id: Mapped[str] = mapped_column(String, nullable=False)
+    platform: Mapped[str] = mapped_column(String, nullable=False)
+    student_id: Mapped[str] = mapped_column(String, nullable=False)
+    quiz_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    number: Mapped[int] = mapped_column(Integer, nullable=False)
+    topic: Mapped[str] = mapped_column(Text, nullable=False)
+    question: Mapped[str] = mapped_column(Text, nullable=False)
+    correct: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    answered_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+
+    __table_args__ = (
+        # One answer per person per question: a replayed update or a second tap adds nothing.
+        UniqueConstraint("course_id", "quiz_id", "number", "student_id"),
+        Index(None, "course_id", "answered_at"),
+    )

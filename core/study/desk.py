@@ -3,22 +3,23 @@
 quiz too). Parsing and replies live here; the sets come from `StudySets`.
 
 A student's answers to a quiz are kept in the session store under compare-and-set: each
-question counts once (a second vote or a replayed update changes nothing), a wrong answer to
-a grounded question goes to the mistake outbox in the same atomic step, and the score is
-given when the last question is answered."""
+question counts once (a second vote or a replayed update changes nothing), the answer goes
+to the digest's quiz-answer outbox and a wrong answer to a grounded question to the mistake
+outbox in the same atomic step, and the score is given when the last question is answered."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import structlog
 
 from core.context import Context
 from core.errors import BadInputError
+from core.feedback.quiz_answers import QuizAnswer, QuizAnswerOutbox
 from core.mistakes.outbox import MistakeOutbox
 from core.progress import StepReport
 from core.replies import (
@@ -53,11 +54,18 @@ def _topic(topic: str, command: str, extra: str = "") -> str:
 
 class StudyDesk:
     def __init__(
-        self, sets: StudySets, *, store: SessionStore, outbox: MistakeOutbox, prefix: str
+        self,
+        sets: StudySets,
+        *,
+        store: SessionStore,
+        outbox: MistakeOutbox,
+        quiz_answers: QuizAnswerOutbox,
+        prefix: str,
     ) -> None:
         self._sets = sets
         self._store = store
         self._outbox = outbox
+        self._quiz_answers = quiz_answers
         self._prefix = prefix
 
     async def flashcards(
@@ -196,8 +204,8 @@ class StudyDesk:
         self, ctx: Context, quiz_id: int, quiz: Quiz, index: int, chosen: int
     ) -> dict[str, bool] | None:
         """The student's answers to the quiz, this one included; None (and nothing changed)
-        when the question was answered before. A wrong answer to a grounded question goes to
-        the mistake outbox in the same atomic step."""
+        when the question was answered before. The answer goes to the digest's outbox, and a
+        wrong answer to a grounded question to the mistake outbox, in the same atomic step."""
         key = self._answers_key(ctx, quiz_id)
         for _ in range(_MAX_RACES):
             stored = await self._store.get(key)
@@ -210,13 +218,23 @@ class StudyDesk:
                 ctx, quiz, material_id=quiz_id, item=index, chosen_index=chosen,
                 idempotency_key=f"quiz:{quiz_id}:{index}:{ctx.user_id}",
             )  # fmt: skip
-            appends = self._outbox.appends([mistake] if mistake else [])
+            counted = QuizAnswer(
+                course_id=ctx.course_id, platform=ctx.platform, student_id=ctx.user_id,
+                quiz_id=quiz_id, number=index + 1, topic=quiz.topic,
+                question=quiz.items[index].question, correct=right,
+                answered_at=datetime.now(UTC),
+            )  # fmt: skip
+            appends = [
+                *self._outbox.appends([mistake] if mistake else []),
+                *self._quiz_answers.appends([counted]),
+            ]
             version = stored.version if stored else 0
             if await self._store.compare_and_set(
                 key, json.dumps(answers), version, _ttl_s(), appends
             ):
                 if mistake:
                     self._outbox.flush_soon()
+                self._quiz_answers.flush_soon()
                 return answers
         raise RuntimeError("quiz answers kept changing while recording one")
 

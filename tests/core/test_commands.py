@@ -8,6 +8,7 @@ import pytest
 from core.commands import COMMANDS, Kind, ParsedCommand, command_spec, help_text
 from core.context import Role
 from core.errors import BadInputError
+from core.permissions import holders
 from core.reading_profiles import Profile
 
 
@@ -101,13 +102,34 @@ def test_the_lesson_profiles_are_the_reading_profiles() -> None:
     assert lesson.option("profile").choices == tuple(p.value for p in Profile)  # type: ignore[union-attr]
 
 
+def _usable(help_text: str) -> str:
+    """The part of a help text listing what its reader may use (the staff's come after)."""
+    return help_text.split("For the course's staff:")[0]
+
+
 def test_the_help_lists_each_role_its_commands_with_usage() -> None:
-    students = help_text(frozenset({Role.STUDENT}))
+    students = help_text(frozenset({Role.STUDENT}), holders)
     assert "/quiz TOPIC [N] [--new] — a multiple-choice quiz on a topic" in students
-    assert "/card" not in students and "/ingest" not in students
-    staff = help_text(frozenset({Role.STUDENT, Role.INSTRUCTOR}))
+    assert "/card" not in students and "/ingest" not in _usable(students)
+    staff = help_text(frozenset({Role.STUDENT, Role.MODERATOR, Role.INSTRUCTOR}), holders)
     assert "/forget [DOCUMENT] [--private] [--answer ID]" in staff
+    assert "For the course's staff:" not in staff
     assert "/good [--answer ID]" in students and "/bad [WHY] [--answer ID]" in students
-    assert "/unanswered" not in students and "/digest" not in students
-    moderators = help_text(frozenset({Role.STUDENT, Role.MODERATOR}))
+    assert "/unanswered" not in _usable(students) and "/digest" not in _usable(students)
+    moderators = help_text(frozenset({Role.STUDENT, Role.MODERATOR}), holders)
     assert "/reply ID ANSWER" in moderators and "/digest [week|month] [--student U]" in moderators
+
+
+def test_the_help_names_who_may_use_the_staffs_commands() -> None:
+    students = help_text(frozenset({Role.STUDENT}), holders)
+    staff_part = students.split("For the course's staff:")[1]
+    assert "/unanswered — instructors, moderators: questions the material failed" in staff_part
+    assert "/reply — instructors, moderators:" in staff_part
+    assert "/digest — instructors, moderators:" in staff_part
+    assert "/ingest — instructors: add files" in staff_part
+    # Every listed command is in one part or the other, once.
+    listed = [spec.name for spec in COMMANDS if spec.listed]
+    assert all(students.count(f"\n/{name} ") == 1 for name in listed)
+    moderators = help_text(frozenset({Role.STUDENT, Role.MODERATOR}), holders)
+    assert "/unanswered — instructors, moderators" not in moderators
+    assert "/bind — instructors: bind this chat" in moderators.split("For the course's staff:")[1]

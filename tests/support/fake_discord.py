@@ -390,6 +390,8 @@ class FakeDiscord:
         self._deferred_privately: dict[str, bool] = {}  # interaction token -> ephemeral
         self._cdn: dict[str, bytes] = {}
         self._message_ids: dict[int, str] = {}  # a request's message keeps its id
+        # Users whose direct messages are closed to the bot: opening one is refused (403).
+        self.closed_dms: set[int] = set()
         self._changed = asyncio.Event()
 
     async def attach(
@@ -544,6 +546,15 @@ class FakeDiscord:
             parent = int(route.channel_id or 0)
             guild_id = self._guild_of.get(parent, 0)
             return thread_channel(self.threads[-1], parent, guild_id, request.payload["name"])
+        if request.method == "GET" and request.path == "/users/{user_id}":
+            user_id = int(request.url.rsplit("/", 1)[1])
+            return user_payload(user_id, f"user-{user_id}")
+        if request.path == "/users/@me/channels":  # opening a direct message
+            recipient = int(request.payload["recipient_id"])
+            if recipient in self.closed_dms:
+                raise discord.Forbidden(_FakeResponse(403), "Cannot send messages to this user")
+            user = user_payload(recipient, f"user-{recipient}")
+            return {"id": str(recipient + 500), "type": 1, "recipients": [user]}
         if request.path.endswith("/commands"):
             return [
                 {**command, "id": str(snowflake()), "application_id": str(APPLICATION_ID)}
@@ -551,7 +562,10 @@ class FakeDiscord:
             ]
         if request.is_(*CHANNEL_MESSAGE) or request.is_(*EDIT_ORIGINAL) or request.is_(*FOLLOW_UP):
             channel_id = route.channel_id or 0
-            return _sent_message(int(channel_id), request)
+            message = _sent_message(int(channel_id), request)
+            # The id the client is told is the one `message_of` shows later (a reply names it).
+            message["id"] = self._message_ids.setdefault(id(request), message["id"])
+            return message
         raise AssertionError(f"the fake Discord does not know {request.method} {request.path}")
 
 

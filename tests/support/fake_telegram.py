@@ -182,6 +182,8 @@ class FakeTelegram:
         self.messages: dict[tuple[int, int], dict[str, Any]] = {}
         self.statuses: dict[tuple[int, int], str] = {}
         self.files: dict[str, tuple[str, bytes, int]] = {}
+        # Users who blocked the bot: what is sent to their private chat is refused (403).
+        self.blocked: set[int] = set()
         self.webhook: dict[str, str] = {}
         self.url = ""
         self._updates: list[dict[str, Any]] = []
@@ -538,6 +540,8 @@ class FakeTelegram:
         chat = self.chats.get(call.chat_id or 0)
         if chat is None:
             raise TelegramRefusal("Bad Request: chat not found")
+        if chat["type"] == "private" and chat["id"] in self.blocked:
+            raise TelegramRefusal("Forbidden: bot was blocked by the user", 403)
         message = {
             "message_id": self._message_id(),
             "date": int(time.time()),

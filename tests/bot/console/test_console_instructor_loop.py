@@ -38,11 +38,16 @@ def settings(settings: Settings, bundled_model: None) -> Settings:
 
 
 @pytest.fixture
-async def bot(settings: Settings) -> AsyncIterator[CourseBot]:
-    async with open_assembly(settings) as assembly:
-        await _course(assembly, COURSE)
-        await _course(assembly, OTHER)
-        yield assembly.bot
+async def assembly(settings: Settings) -> AsyncIterator[Assembly]:
+    async with open_assembly(settings) as opened:
+        await _course(opened, COURSE)
+        await _course(opened, OTHER)
+        yield opened
+
+
+@pytest.fixture
+def bot(assembly: Assembly) -> CourseBot:
+    return assembly.bot
 
 
 async def _course(assembly: Assembly, course: str) -> None:
@@ -157,8 +162,31 @@ async def test_a_digest_names_a_student_only_when_asked_for_one_in_private(
 
 async def test_help_lists_the_new_commands_by_role(bot: CourseBot) -> None:
     student = await say(bot, "newcomer", "/help")
-    assert "/good" in student and "/bad [WHY]" in student
-    assert "/unanswered" not in student and "/digest" not in student
+    usable, staff = student.split("For the course's staff:")
+    assert "/good [--answer ID]" in usable and "/bad [WHY]" in usable
+    assert "/unanswered" not in usable and "/digest" not in usable
+    # A newcomer learns who reads the class's questions and votes.
+    assert "/unanswered — instructors, moderators: questions the material failed" in staff
+    assert "/reply — instructors, moderators: answer a group of /unanswered questions" in staff
+    assert "/digest — instructors, moderators: the class's questions, votes" in staff
+    assert "/schedule — instructors:" in staff
     teacher = await say(bot, TEACHER, "/help")
+    assert "For the course's staff:" not in teacher
     for command in ("/unanswered", "/reply ID ANSWER", "/digest [week|month]", "/good"):
         assert command in teacher
+
+
+async def test_quiz_answers_give_the_digest_its_accuracy_per_topic(
+    assembly: Assembly, bot: CourseBot
+) -> None:
+    answered = await say(bot, "alice", "/quiz derivatives 2", "/pick 1 A", "/pick 2 A", "/pick 2 B")
+    assert "You already answered question 2 of this quiz." in answered
+    right = answered.count("✓ Question")
+    assert right + answered.count("✗ Question") == 2
+    await assembly.quiz_answers.settled()
+    await assembly.quiz_answers.flush()
+    digest = await say(bot, TEACHER, "/digest week")
+    assert f"derivatives: {right} of 2 right ({round(100 * right / 2)}%)" in digest
+    assert "saved quiz-accuracy.csv" in digest and "alice" not in digest
+    # Another course's staff see nothing of it.
+    assert "derivatives" not in await say(bot, OTHER_TEACHER, "/digest week", course=OTHER)

@@ -180,7 +180,9 @@ async def test_help_on_discord_lists_the_commands_for_the_asker(app) -> None:
     sent = await app.run("help", ALICE, IN_COURSE)
     assert sent[0].ephemeral
     text = " ".join(r.content + " ".join(e.get("description", "") for e in r.embeds) for r in sent)
-    assert "/ask QUESTION" in text and "/ingest" not in text
+    usable, staff = text.split("For the course's staff:")
+    assert "/ask QUESTION" in usable and "/ingest" not in usable
+    assert "/unanswered — instructors, moderators:" in staff and "/ingest — instructors:" in staff
 
 
 async def test_every_command_acknowledges_first_with_the_right_visibility(app) -> None:
