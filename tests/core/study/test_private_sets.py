@@ -78,7 +78,7 @@ async def test_a_set_made_where_the_model_read_her_notes_is_hers_whatever_it_cit
     assert "4417" in shown
 
     # Bob, another student of the course, anywhere (a group even), presses or forges /card.
-    desk = StudyDesk(sets, store=MemorySessionStore(), outbox=None, prefix="x")  # type: ignore[arg-type]
+    desk = _desk(sets)
     bob = Context(platform="t", course_id="sample", user_id="bob", audience=Audience.SHARED)
     with pytest.raises(BadInputError, match="not available to you"):
         await desk.card(bob, served.material_id, 1, back=True)
@@ -103,7 +103,12 @@ async def test_her_own_private_set_is_not_opened_where_others_read(
     sets = StudySets(FixedRetriever(hits(public)), store, writing=Writing(model))
     alice = Context(platform="t", course_id="sample", user_id="alice", audience=Audience.PRIVATE)
     served = await sets.flashcards(alice, "power rule")
-    desk = StudyDesk(sets, store=MemorySessionStore(), outbox=None, prefix="x")  # type: ignore[arg-type]
+    desk = _desk(sets)
     in_group = Context(platform="t", course_id="sample", user_id="alice", audience=Audience.SHARED)
     with pytest.raises(BadInputError, match="direct message"):
         await desk.card(in_group, served.material_id, 1, back=True)
+
+
+def _desk(sets: StudySets) -> StudyDesk:
+    # Only cards are turned here: no quiz is answered, so no outbox is reached.
+    return StudyDesk(sets, store=MemorySessionStore(), outbox=None, quiz_answers=None, prefix="x")  # type: ignore[arg-type]
