@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from config import Settings
 from core.course_bot import CourseBot
-from core.database import create_engine, database_url_for, sync_database_url
+from core.database import create_engine, database_url_for, job_store_url
 from core.metrics import Metrics
 from core.schedules import INGEST_LANE, ScheduleStore
 from ingestion.schedule import Post, RunnerOptions, ScheduleRunner
@@ -43,7 +43,7 @@ async def running_schedules(
     runner = ScheduleRunner(
         core=core,
         store=ScheduleStore(engine),
-        database_url=sync_database_url(url),
+        database_url=job_store_url(url),
         lanes={*lanes, *(posters or {})},
         posters=posters,
         options=runner_options(settings, poll_s),

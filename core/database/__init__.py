@@ -6,9 +6,9 @@ from core.database.engine import (
     create_engine,
     create_session_factory,
     database_url_for,
+    job_store_url,
     migrate,
     open_database,
-    sync_database_url,
 )
 
 __all__ = [
@@ -16,7 +16,7 @@ __all__ = [
     "create_engine",
     "create_session_factory",
     "database_url_for",
+    "job_store_url",
     "migrate",
     "open_database",
-    "sync_database_url",
 ]

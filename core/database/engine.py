@@ -71,9 +71,12 @@ def async_database_url(database_url: str) -> str:
     return url.render_as_string(hide_password=False)
 
 
-def sync_database_url(database_url: str) -> str:
-    """`database_url` with a blocking driver, for APScheduler's job store (its SQLAlchemy
-    store is synchronous): psycopg for PostgreSQL, the standard library for SQLite."""
+def job_store_url(database_url: str) -> str:
+    """Where APScheduler's job stores live, with a blocking driver (its SQLAlchemy store is
+    synchronous): psycopg for PostgreSQL; for SQLite, a file of their own beside the
+    database. The store is queried on the event loop, so sharing the bot's SQLite file let a
+    job-store write wait out its busy timeout behind an aiosqlite transaction that needed
+    that same loop to commit (the run was then kept as missed)."""
     url = _parse(async_database_url(database_url))
     if url.drivername.startswith("postgresql"):
         url = url.set(drivername="postgresql+psycopg")
@@ -83,6 +86,8 @@ def sync_database_url(database_url: str) -> str:
             )
     else:
         url = url.set(drivername="sqlite")
+        if url.database not in (None, "", ":memory:"):
+            url = url.set(database=f"{url.database}.jobs")
     return url.render_as_string(hide_password=False)
 
 

@@ -22,7 +22,7 @@ from core.commands import ParsedCommand
 from core.context import Audience, Member
 from core.course_bot import CourseBot
 from core.database import create_engine as create_async_engine
-from core.database import database_url_for, sync_database_url
+from core.database import database_url_for, job_store_url
 from core.replies import Notice
 from core.requests import Place, Request
 from core.schedules import Outcome, ScheduleRun, ScheduleStore
@@ -97,7 +97,7 @@ async def wait_for_runs(database_url: str, schedule_id: int, count: int) -> list
 
 
 def stored_jobs(database_url: str) -> int:
-    engine = create_engine(sync_database_url(database_url))
+    engine = create_engine(job_store_url(database_url))
     try:
         with engine.connect() as connection:
             return int(
@@ -136,12 +136,14 @@ async def test_a_chat_schedule_survives_a_restart_of_two_replicas_and_fires_once
     await asyncio.sleep(0.5)  # a run a stopping replica had begun has finished
     runs = await runs_of(database_url, 1)
 
-    # One execution per recorded run: of two replicas seeing a run due, one did it.
-    assert len(ingested) == len(runs) >= len(after)
-    assert len({run.due_at for run in runs}) == len(runs)
-    assert {run.outcome for run in runs} <= {Outcome.DONE, Outcome.SKIPPED}
+    # One execution per recorded run: of two replicas seeing a run due, one did it. A run a
+    # busy machine reached past its one-second grace is kept as missed and not executed.
+    executed = [run for run in runs if run.outcome != Outcome.MISSED]
+    assert len(ingested) == len(executed) >= len(after) - 1
+    assert len({run.due_at for run in runs}) == len(runs) >= len(after)
+    assert {run.outcome for run in executed} <= {Outcome.DONE, Outcome.SKIPPED}
     # The first run added the notes; the later ones found them unchanged.
-    assert runs[-1].outcome == Outcome.DONE and runs[0].outcome == Outcome.SKIPPED
+    assert executed[-1].outcome == Outcome.DONE and executed[0].outcome == Outcome.SKIPPED
     # The restarted replicas went on with the one stored job, not a second one.
     assert stored_jobs(database_url) == 1
 
