@@ -16,7 +16,9 @@ class GeneratedMaterialRow(Base):
     """One generated set. The cache key is (course, owner, kind, normalised topic,
     visibility, hash of the parameters): at most one set per key, which `--new` replaces.
     `visibility` ("public" or "private", `core.visibility.Visibility`) is who the set is for:
-    the course, or its owner alone; the store filters on it, nothing reads it from JSON."""
+    the course, or its owner alone; the store filters on it, nothing reads it from JSON.
+    `job_id` is the background job that saved it (None outside jobs): one set per job, so a
+    job run again after it saved finds its set instead of saving another."""
 
     __tablename__ = "generated_material"
 
@@ -35,6 +37,7 @@ class GeneratedMaterialRow(Base):
     model: Mapped[str] = mapped_column(String, nullable=False)
     grounded: Mapped[bool] = mapped_column(Boolean, nullable=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, nullable=False)
+    job_id: Mapped[str | None] = mapped_column(String, nullable=True)
 
     __table_args__ = (
         # Named by hand: the convention's name would pass PostgreSQL's 63 characters.
@@ -42,6 +45,7 @@ class GeneratedMaterialRow(Base):
             "course_id", "owner_id", "kind", "topic", "visibility", "parameters_hash",
             name="uq_generated_material_cache_key",
         ),
+        UniqueConstraint("job_id", name="uq_generated_material_job_id"),
         # SQLite: never reuse an id, so a replaced set's old id finds nothing.
         {"sqlite_autoincrement": True},
     )  # fmt: skip

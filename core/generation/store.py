@@ -2,7 +2,9 @@
 kind, topic, visibility and parameters: asking again for the same set finds it, `--new`
 replaces it. Every replica and every restart sees the same sets. A set's visibility and owner
 are columns, written from a `NewMaterial` and filtered in the queries; what they allow is
-`core.visibility`'s to say."""
+`core.visibility`'s to say. A set saved by a background job carries the job's id, one set
+per job: a job run again after it saved (`core.jobs`) finds it with `saved_by`, and a save
+under an id that saved already returns that set."""
 
 from __future__ import annotations
 
@@ -113,7 +115,8 @@ class MaterialKey:
 @dataclass(frozen=True, slots=True)
 class NewMaterial:
     """A set to store: its key, what it holds, and what made it. `seed` is what it was
-    generated with, to reproduce it; not part of the key."""
+    generated with, to reproduce it; not part of the key. `job` is the id of the background
+    job saving it, if any."""
 
     key: MaterialKey
     content: Any
@@ -121,6 +124,7 @@ class NewMaterial:
     grounded: bool
     source_chunks: Sequence[Any] = ()
     seed: int | None = None
+    job: str | None = None
 
     def values(self) -> dict[str, Any]:
         return self.key.columns() | {
@@ -131,6 +135,7 @@ class NewMaterial:
             "model": self.model,
             "grounded": self.grounded,
             "created_at": datetime.now(UTC),
+            "job_id": self.job,
         }
 
 
@@ -141,12 +146,15 @@ class MaterialStore:
     async def save(self, material: NewMaterial) -> int:
         """Store a new set and return its id. When a set with the same key exists already
         (another request generated it meanwhile) that set is kept and its id returned: the
-        first writer wins. `replace` overwrites."""
+        first writer wins. `replace` overwrites. A job that saved a set already gets that
+        set's id: it is not saved twice."""
         values = material.values()
         try:
             async with self._engine.begin() as connection:
                 return await self._insert(connection, values)
         except IntegrityError:
+            if (saved := await self._saved(material)) is not None:
+                return saved
             existing = await self._find(values)
             if existing is None:  # deleted again in between: store ours after all
                 return await self.replace(material)
@@ -155,7 +163,10 @@ class MaterialStore:
     async def replace(self, material: NewMaterial) -> int:
         """Store a set in place of the one with the same key (if any), in one transaction,
         and return the new set's id (a new id: whatever held the old id still finds it
-        gone, not changed under it)."""
+        gone, not changed under it). A job that saved a set already gets that set's id, and
+        nothing is replaced."""
+        if (saved := await self._saved(material)) is not None:
+            return saved  # its own set would be the one replaced
         values = material.values()
         key = material.key.columns()
         for attempt in range(_REPLACE_TRIES):
@@ -174,6 +185,8 @@ class MaterialStore:
                     )
                     return await self._insert(connection, values)
             except IntegrityError:
+                if (saved := await self._saved(material)) is not None:
+                    return saved
                 # A save() inserted the key between our delete and insert: replace that.
                 if attempt == _REPLACE_TRIES - 1:
                     raise
@@ -182,6 +195,13 @@ class MaterialStore:
     async def latest(self, key: MaterialKey) -> GeneratedMaterial | None:
         """The cached set for this key, or None."""
         return await self._find(key.columns())
+
+    async def saved_by(self, job_id: str) -> GeneratedMaterial | None:
+        """The set the background job `job_id` saved, or None (it saved none yet)."""
+        query = select(GeneratedMaterialRow).where(GeneratedMaterialRow.job_id == job_id)
+        async with self._engine.connect() as connection:
+            row = (await connection.execute(query)).one_or_none()
+        return _material(row) if row else None
 
     async def get(self, material_id: int) -> GeneratedMaterial | None:
         query = select(GeneratedMaterialRow).where(GeneratedMaterialRow.id == material_id)
@@ -228,6 +248,14 @@ class MaterialStore:
     async def _insert(connection: Any, values: dict[str, Any]) -> int:
         statement = insert(GeneratedMaterialRow).values(values).returning(GeneratedMaterialRow.id)
         return int((await connection.execute(statement)).scalar_one())
+
+    async def _saved(self, material: NewMaterial) -> int | None:
+        """The id of the set `material`'s job saved already (another run of the job was
+        first), or None."""
+        if material.job is None:
+            return None
+        saved = await self.saved_by(material.job)
+        return saved.id if saved is not None else None
 
     async def _find(self, key: Mapping[str, Any]) -> GeneratedMaterial | None:
         query = select(GeneratedMaterialRow).where(

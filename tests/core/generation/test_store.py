@@ -1,6 +1,6 @@
 """The store of generated material, on SQLite and PostgreSQL: a set is found again by its
 key (normalised topic, visibility, parameters in any order), replaced by `--new`, listed per
-owner and filtered by visibility."""
+owner and filtered by visibility; a background job saves one set, found by its id."""
 
 from __future__ import annotations
 
@@ -137,6 +137,23 @@ async def test_replaces_racing_leave_one_set(store: MaterialStore) -> None:
 
     sets = await store.list("calc1", "telegram:42")
     assert len(sets) == 1 and sets[0].id in ids
+
+
+async def test_a_job_saves_one_set_however_often_it_saves(store: MaterialStore) -> None:
+    assert await store.saved_by("job-1") is None
+    first = await store.save(_set(job="job-1"))
+
+    # The job run again, under another key (a --new edit, a new request id): its set.
+    again = await store.save(_set(job="job-1", topic="Product rule", content={"v": 2}))
+    replaced = await store.replace(_set(job="job-1", content={"v": 3}))
+
+    assert again == replaced == first
+    saved = await store.saved_by("job-1")
+    assert saved is not None and saved.id == first and saved.content == CONTENT
+    assert [m.id for m in await store.list("calc1", "telegram:42")] == [first]
+    # Sets saved outside jobs never meet: they carry no job.
+    other = await store.save(_set(topic="Limits"))
+    assert other != first and await store.save(_set(topic="Series")) != other
 
 
 async def test_list_is_one_owners_sets_in_a_course_newest_first(store: MaterialStore) -> None:

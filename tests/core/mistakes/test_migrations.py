@@ -71,7 +71,7 @@ async def test_migrate_builds_the_schema_on_an_empty_database(empty_database_url
     } <= schema["indexes"]  # type: ignore[operator]
     assert ("idempotency_key",) in schema["unique"]  # type: ignore[operator]
     assert drift == []
-    assert version == [("0011",)]
+    assert version == [("0012",)]
 
 
 async def test_migrate_twice_keeps_schema_and_rows(empty_database_url: str) -> None:
@@ -87,7 +87,7 @@ async def test_migrate_twice_keeps_schema_and_rows(empty_database_url: str) -> N
     async with engine.connect() as connection:
         versions = (await connection.execute(text(f"SELECT * FROM {VERSION_TABLE}"))).all()
     await engine.dispose()
-    assert versions == [("0011",)]
+    assert versions == [("0012",)]
 
 
 async def test_migrations_started_together_take_turns(empty_database_url: str) -> None:
@@ -97,7 +97,7 @@ async def test_migrations_started_together_take_turns(empty_database_url: str) -
     async with engine.connect() as connection:
         versions = (await connection.execute(text(f"SELECT * FROM {VERSION_TABLE}"))).all()
     await engine.dispose()
-    assert versions == [("0011",)]
+    assert versions == [("0012",)]
 
 
 async def test_open_from_settings_migrates_sqlite_under_the_data_dir(settings: Settings) -> None:
