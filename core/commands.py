@@ -187,6 +187,9 @@ class Call:
     args: Arguments
     # Where a job command reports its steps (`core.progress.Steps`); None when nobody waits.
     report: StepReport | None = None
+    # The id of the job running a job command: what it saves is saved once per job, so a
+    # retried run finds its first run's set (`MaterialStore.saved_by`). None outside jobs.
+    job: str | None = None
 
     @property
     def context(self) -> Context:
@@ -586,7 +589,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "exercise", "a generated exercise on a topic",
         lambda d, c: d.practice.exercise(
             c.context, c.args.text("topic"), c.args.text("difficulty") or "medium",
-            report=c.report,
+            report=c.report, job=c.job,
         ),
         (
             Option("topic", "the topic to practise", required=True, rest=True),
@@ -599,6 +602,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         lambda d, c: d.lessons.command(
             c.context, c.args.text("topic"), slides=c.args.text("slides") or None,
             profile=c.args.text("profile") or None, fresh=c.args.flag("new"), report=c.report,
+            job=c.job,
         ),
         (
             Option("topic", 'the topic, or edit N "instruction" to revise slide N of your '
@@ -621,7 +625,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "flashcards", "flashcards on a topic (backs hidden)",
         lambda d, c: d.study.flashcards(
             c.context, c.args.text("topic"), fresh=c.args.flag("new"), csv=c.args.flag("csv"),
-            anki=c.args.flag("anki"), report=c.report,
+            anki=c.args.flag("anki"), report=c.report, job=c.job,
         ),
         (
             _TOPIC, _NEW,
@@ -634,7 +638,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "quiz", "a multiple-choice quiz on a topic",
         lambda d, c: d.study.quiz(
             c.context, c.args.text("topic"), count=c.args.number("questions"),
-            fresh=c.args.flag("new"), report=c.report,
+            fresh=c.args.flag("new"), report=c.report, job=c.job,
         ),
         (
             _TOPIC,
@@ -676,7 +680,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "mindmap", "a mind map of a topic, as a picture",
         lambda d, c: d.study.mindmap(
-            c.context, c.args.text("topic"), fresh=c.args.flag("new"), report=c.report
+            c.context, c.args.text("topic"), fresh=c.args.flag("new"), report=c.report,
+            job=c.job,
         ),
         (_TOPIC, _NEW), slow=True, job=True, misuse=_study_misuse("mindmap"),
     ),

@@ -514,15 +514,16 @@ class CourseBot:
         spec = command_spec(args["name"])
         if spec is None or not spec.job:
             raise ValueError(f"/{args['name']} is not a job")
-        values = dict(args["values"])
-        if not run.first:
-            # The first run may have saved a new set before it died: serve that one.
-            values.pop("new", None)
 
         async def report(state: StepProgress) -> None:
             await run.report(progress_payload(state))
 
-        call = Call(args["request"], args["ctx"], Arguments(values), report=report)
+        # Keyed by the job: a run after one that saved its set (and died before the job was
+        # marked complete) serves that set, even with --new; one that saved none makes it.
+        call = Call(
+            args["request"], args["ctx"], Arguments(dict(args["values"])), report=report,
+            job=run.job_id,
+        )  # fmt: skip
         return await spec.handler(self._desks, call)
 
     async def exercise_moved(self, request: Request, chat_id: str) -> None:

@@ -5,13 +5,17 @@ One interface, two engines: `InProcessJobs` runs a job in this process (the embe
 default: `make demo` needs nothing more), `ArqJobs` (core/jobs/arq_queue.py) puts it on
 Redis, where any `coursebot worker` takes it; a worker that dies mid-job leaves it to be
 run again. So a job's effects must be idempotent: re-ingesting a file replaces its chunks
-(unchanged files are skipped), and a run after the first never asks for a *new* generated
-set (`JobRun.first`), so a set is saved once whichever run saved it."""
+(unchanged files are skipped), and what a job saves (a study set, a lesson or its edit, a
+written exercise) carries the job's id, one per job: a run after one that saved finds that
+set and answers with it (`core.generation.MaterialStore.saved_by`), so a set is saved once
+whichever run saved it. A job's id is its key when it has one (the request's), else one
+never used before: an id that came back after a restart would find another job's set."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -34,10 +38,6 @@ class JobRun:
     job_id: str
     attempt: int
     report: Progress
-
-    @property
-    def first(self) -> bool:
-        return self.attempt <= 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +118,6 @@ class InProcessJobs:
         self._metrics = metrics
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._listeners: dict[str, list[Progress]] = {}
-        self._count = 0
 
     async def run(
         self,
@@ -128,8 +127,7 @@ class InProcessJobs:
         key: str | None = None,
         on_progress: Progress | None = None,
     ) -> Any:
-        self._count += 1
-        job_id = key or f"local-{self._count}"
+        job_id = key or f"local-{uuid.uuid4().hex}"
         listeners = self._listeners.setdefault(job_id, [])
         if on_progress is not None:
             listeners.append(on_progress)

@@ -24,7 +24,9 @@ re-sent as it was. Its visibility (`core.visibility`: a deck made in a private a
 may quote the student's notes) keeps it from being served, or edited, in a shared one; an
 edit made there is a private version. `fresh=True` replaces the
 row and drops its edits. An edit is a new row keyed by the first version's id and the
-version number: every version stays in the store.
+version number: every version stays in the store. A deck or an edit made in a background
+job is saved with the job's id: the job run again (its worker died after saving) sends that
+deck, and does not make, or edit into, another.
 
 The visual profile shows each slide's cited page as its figure: the picture kept at ingestion
 (`core.page_pictures`), as far as the asker may see it here. A slide whose page has no
@@ -270,15 +272,19 @@ class LessonService:
         profile: str | None = None,
         fresh: bool = False,
         report: StepReport | None = None,
+        job: str | None = None,
     ) -> list[Reply]:
-        """`/lesson`: a deck or an edit, as replies; its steps told to `report`."""
+        """`/lesson`: a deck or an edit, as replies; its steps told to `report`, saved once
+        by the job `job`."""
         parsed = lesson_request(topic, slides=slides, profile=profile, fresh=fresh)
         if isinstance(parsed, LessonEdit):
-            result = await self.edit(ctx, parsed.slide_number, parsed.instruction, report=report)
+            result = await self.edit(
+                ctx, parsed.slide_number, parsed.instruction, report=report, job=job
+            )
         else:
             result = await self.lesson(
                 ctx, parsed.topic, bounds=parsed.bounds, profile=parsed.profile,
-                fresh=parsed.fresh, report=report,
+                fresh=parsed.fresh, report=report, job=job,
             )  # fmt: skip
         return result.replies()
 
@@ -291,10 +297,11 @@ class LessonService:
         profile: Profile | str = Profile.STANDARD,
         fresh: bool = False,
         report: StepReport | None = None,
+        job: str | None = None,
     ) -> LessonResult:
         """A deck on `topic` for `ctx`'s student: the stored one (its newest version) when
         the same was asked for before, unless `fresh`, which makes and stores a new one
-        (its steps told to `report`)."""
+        (its steps told to `report`); the one the job `job` saved already, if it did."""
         topic = " ".join(topic.split())
         if not topic:
             raise BadInputError("Which topic? Send /lesson TOPIC.")
@@ -303,10 +310,13 @@ class LessonService:
         profile = profile if isinstance(profile, Profile) else parse_profile(profile)
         bounds = bounds or SlideBounds()
         parameters = _parameters(profile, bounds)
+        steps = Steps("lesson", topic, LESSON_STEPS, report)
+        if (saved := await self._saved_by(job)) is not None:
+            await steps.finish()
+            return saved
         base = await self._store.latest(_key(ctx, topic, parameters, made_as(ctx)))
         if base is not None and not fresh:
             return await self._served(await self._newest_version(ctx, base))
-        steps = Steps("lesson", topic, LESSON_STEPS, report)
         await steps.begin(READING)
         hits = await self._on_topic(ctx, topic, bounds)
         await steps.begin(WRITING_SLIDES)
@@ -317,6 +327,7 @@ class LessonService:
         save = NewMaterial(
             _key(ctx, topic, parameters, visibility), content=result.content(None),
             source_chunks=[hit.chunk.id for hit in hits], model=self.maker, grounded=True,
+            job=job,
         )  # fmt: skip
         if base is not None:
             await self._drop_versions(ctx, base.id)
@@ -332,13 +343,18 @@ class LessonService:
 
     async def edit(
         self, ctx: Context, slide_number: int, instruction: str, *,
-        report: StepReport | None = None,
+        report: StepReport | None = None, job: str | None = None,
     ) -> LessonResult:  # fmt: skip
         """Slide `slide_number` of the student's newest deck revised by `instruction`, from
-        fresh passages, as the deck's next version (the one before stays stored)."""
+        fresh passages, as the deck's next version (the one before stays stored); the
+        version the job `job` saved already, if it did (not an edit of that version)."""
         instruction = " ".join(instruction.replace("<<<", "").replace(">>>", "").split())
         if not instruction:
             raise BadInputError('Say how to change the slide: /lesson edit N "instruction".')
+        making = f"slide {slide_number} of your lesson"
+        if (saved := await self._saved_by(job)) is not None:
+            await Steps(making, saved.deck.topic, EDIT_STEPS, report).finish()
+            return saved
         target = await self._newest_deck(ctx)
         if target is None:
             raise BadInputError("You have no lesson to edit yet: ask for one with /lesson TOPIC.")
@@ -350,7 +366,7 @@ class LessonService:
                 f"slides 1 to {count}."
             )
         slide = deck.slides[slide_number - 1]
-        steps = Steps(f"slide {slide_number} of your lesson", deck.topic, EDIT_STEPS, report)
+        steps = Steps(making, deck.topic, EDIT_STEPS, report)
         await steps.begin(READING)
         if self._writer is None:
             revised, hits = await self._extractive_edit(ctx, slide, instruction)
@@ -380,7 +396,7 @@ class LessonService:
             _key(ctx, target.topic, parameters, visibility),
             content=result.content(base_id, {"slide": slide_number, "instruction": instruction}),
             source_chunks=[*target.source_chunks, *(h.chunk.id for h in hits)],
-            model=self.maker, grounded=True,
+            model=self.maker, grounded=True, job=job,
         ))  # fmt: skip
         log.info("lesson slide edited", material=material_id, base=base_id,
                  version=edited.version, slide=slide_number)  # fmt: skip
@@ -577,6 +593,14 @@ class LessonService:
         )  # fmt: skip
 
     # The store -----------------------------------------------------------------------
+
+    async def _saved_by(self, job: str | None) -> LessonResult | None:
+        """The deck (or version) the job `job` saved on a run that died before answering,
+        as a made one (the student never got it), or None."""
+        saved = None if job is None else await self._store.saved_by(job)
+        if saved is None:
+            return None
+        return replace(await self._served(saved), cached=False)
 
     async def _served(self, material: GeneratedMaterial) -> LessonResult:
         pdf = base64.b64decode(material.content["pdf"])

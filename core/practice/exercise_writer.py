@@ -7,7 +7,9 @@ writes an `ExerciseDraft` through the structured-output layer (schema, repair, r
 shape problems); the draft is verified in a killable worker (answers recomputed from its own
 data, hints checked); a failing draft goes back to the model with what failed, a bounded
 number of times, and is then refused. What passes is stored as `gen-{id}`, owned by the
-student who asked, and runs like any course exercise."""
+student who asked, and runs like any course exercise. Written in a background job, it is
+stored with the job's id: the job run again after it stored one takes that one, with no
+model call and no second exercise."""
 
 from __future__ import annotations
 
@@ -214,14 +216,19 @@ class ExerciseWriter:
         return self._drafter is not None
 
     async def write(
-        self, ctx: Context, topic: str, difficulty: str, *, report: StepReport | None = None
-    ) -> WrittenExercise:
+        self, ctx: Context, topic: str, difficulty: str, *,
+        report: StepReport | None = None, job: str | None = None,
+    ) -> WrittenExercise:  # fmt: skip
         """A verified new exercise on `topic`, stored for `ctx`'s student; `BadInputError`
         with one clear line when the course has nothing on it or no draft checks out. Its
-        steps are told to `report`."""
+        steps are told to `report`. The one the job `job` stored already, if it did."""
         if self._drafter is None:
             raise BadInputError("No language model is configured to write new exercises.")
         steps = Steps("exercise", topic, EXERCISE_STEPS, report)
+        if job is not None and (saved := await self._store.saved_by(job)) is not None:
+            # This job ran before and died after storing it: that one, not a second.
+            await steps.finish()
+            return WrittenExercise.from_content(saved.content, saved.model).named(saved.id)
         await steps.begin(READING)
         hits = await self._passages(ctx, topic)
         await steps.begin(WRITING_EXERCISE)
@@ -235,7 +242,7 @@ class ExerciseWriter:
                 f"({self._drafter.rewrites + 1} tries). Try again, or use /practice for the "
                 "course's own."
             )
-        written = await self._save(ctx, topic, difficulty, drafted, hits)
+        written = await self._save(ctx, topic, difficulty, drafted, hits, job)
         await steps.finish()
         return written
 
@@ -276,8 +283,9 @@ class ExerciseWriter:
         return float(np.max(vectors[1:] @ vectors[0]))
 
     async def _save(
-        self, ctx: Context, topic: str, difficulty: str, drafted: Drafted, hits: list[SearchHit]
-    ) -> WrittenExercise:
+        self, ctx: Context, topic: str, difficulty: str, drafted: Drafted,
+        hits: list[SearchHit], job: str | None,
+    ) -> WrittenExercise:  # fmt: skip
         definition = drafted.verdict.definition
         assert definition is not None and self._drafter is not None
         draft, model = drafted.draft, self._drafter.model.name
@@ -299,8 +307,13 @@ class ExerciseWriter:
         )
         material_id = await self._store.save(NewMaterial(
             key, content=written.content(), source_chunks=[hit.chunk.id for hit in hits],
-            model=model, grounded=True,
+            model=model, grounded=True, job=job,
         ))  # fmt: skip
+        kept = await self._store.get(material_id)
+        if kept is not None and kept.content != written.content():
+            # Another run of this request stored its exercise first: that one is what
+            # `gen-{id}` runs and grades, so it is the one shown.
+            return WrittenExercise.from_content(kept.content, kept.model).named(material_id)
         return written.named(material_id)
 
 

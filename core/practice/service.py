@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
@@ -145,12 +145,12 @@ class PracticeService:
 
     async def exercise(
         self, ctx: Context, topic: str, difficulty: str = "medium", *,
-        report: StepReport | None = None,
+        report: StepReport | None = None, job: str | None = None,
     ) -> list[Reply]:  # fmt: skip
         """`/exercise TOPIC [easy|medium|hard]`: a new exercise on the topic, written by the
-        model and verified when one is configured (its steps told to `report`), else a drawn
-        instance of the course's parametric exercise on it; its sheet (solution hidden),
-        then its first step."""
+        model and verified when one is configured (its steps told to `report`; stored once
+        by the job `job`), else a drawn instance of the course's parametric exercise on it;
+        its sheet (solution hidden), then its first step."""
         topic = topic.strip()
         if not topic:
             raise BadInputError("Which topic? Use /exercise TOPIC [easy|medium|hard].")
@@ -158,7 +158,7 @@ class PracticeService:
         if busy is not None:  # before writing one: that costs a model call
             return [busy]
         if self.writer is not None and self.writer.available:
-            written = await self.writer.write(ctx, topic, difficulty, report=report)
+            written = await self.writer.write(ctx, topic, difficulty, report=report, job=job)
             return await self._begin(ctx, written.definition, fresh=False, sheet=written.sheet())
         named = await self._named_course_exercise(ctx, topic)
         if named is not None:
@@ -247,6 +247,8 @@ class PracticeService:
 
     async def _busy(self, ctx: Context) -> Notice | None:
         stored = await self.store.get(self._key(ctx))
+        if self._already_applied(ctx, stored) is not None:
+            return None  # this very message started it (a retried job): `_begin` answers
         current = self._state(stored)
         if current is None or current.status is not Status.IN_PROGRESS or self._expired(current):
             return None
@@ -280,15 +282,21 @@ class PracticeService:
                 return [_busy_notice(ctx, _Record.of(stored))]  # type: ignore[arg-type]
             if base.parametric:
                 definition = await self._draw(ctx, base)
+            page = (
+                course_sheet(definition, exercise_file_name(base.id), drawn=base.parametric)
+                if sheet is True
+                else sheet
+            )
             now = self.clock()
             moved = transition(ExerciseState.new(definition, now), Start(now), definition, None)
-            replies = await self._commit(ctx, key, stored, moved, definition, place_of(ctx))
+            # The sheet is kept with the step's replies: this message again (a redelivery, a
+            # retried job) gets both, not the step alone.
+            replies = await self._commit(
+                ctx, key, stored, moved, definition, place_of(ctx),
+                shown=(page,) if isinstance(page, ExerciseSheet) else (),
+            )  # fmt: skip
             if replies is not None:
-                if sheet is True:
-                    sheet = course_sheet(
-                        definition, exercise_file_name(base.id), drawn=base.parametric
-                    )
-                return [sheet, *replies] if isinstance(sheet, ExerciseSheet) else replies
+                return replies
         raise RuntimeError("session kept changing while starting an exercise")
 
     async def answer(self, ctx: Context, text: str) -> list[Reply]:
@@ -438,11 +446,14 @@ class PracticeService:
         moved: Transition,
         definition: ExerciseDefinition,
         place: ExercisePlace,
+        *,
+        shown: Sequence[Reply] = (),
     ) -> list[Reply] | None:
-        """Write the new state, this message's replies and its mistakes (to the outbox) in
-        one atomic step; None when the session changed meanwhile. Attempts and hints are
-        used up only by a transition that was written."""
+        """Write the new state, this message's replies (`shown` first) and its mistakes (to
+        the outbox) in one atomic step; None when the session changed meanwhile. Attempts
+        and hints are used up only by a transition that was written."""
         replies, mistakes = self._replies(ctx, moved, definition)
+        replies = [*shown, *replies]
         record = _Record(moved.state, ctx.message_id, tuple(replies), place)
         ttl_s = int((self.ttl + _EXPIRY_GRACE).total_seconds())
         version = stored.version if stored else 0

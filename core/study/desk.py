@@ -70,10 +70,10 @@ class StudyDesk:
 
     async def flashcards(
         self, ctx: Context, topic: str, *, fresh: bool = False, csv: bool = False,
-        anki: bool = False, report: StepReport | None = None,
+        anki: bool = False, report: StepReport | None = None, job: str | None = None,
     ) -> list[Reply]:  # fmt: skip
         served = await self._sets.flashcards(
-            ctx, _topic(topic, "flashcards"), fresh=fresh, report=report
+            ctx, _topic(topic, "flashcards"), fresh=fresh, report=report, job=job
         )
         replies: list[Reply] = [_cards_reply(served.material_id, served.value)]
         if csv:
@@ -84,17 +84,20 @@ class StudyDesk:
 
     async def quiz(
         self, ctx: Context, topic: str, *, count: int | None = None, fresh: bool = False,
-        report: StepReport | None = None,
+        report: StepReport | None = None, job: str | None = None,
     ) -> list[Reply]:  # fmt: skip
         topic = _topic(topic, "quiz", " [N]")
-        served = await self._sets.quiz(ctx, topic, fresh=fresh, count=count, report=report)
+        served = await self._sets.quiz(ctx, topic, fresh=fresh, count=count, report=report, job=job)
         await self._remember_latest(ctx, served.material_id)
         return [_quiz_reply(served.material_id, served.value)]
 
     async def mindmap(
-        self, ctx: Context, topic: str, *, fresh: bool = False, report: StepReport | None = None
-    ) -> list[Reply]:
-        served = await self._sets.mindmap(ctx, _topic(topic, "mindmap"), fresh=fresh, report=report)
+        self, ctx: Context, topic: str, *, fresh: bool = False,
+        report: StepReport | None = None, job: str | None = None,
+    ) -> list[Reply]:  # fmt: skip
+        served = await self._sets.mindmap(
+            ctx, _topic(topic, "mindmap"), fresh=fresh, report=report, job=job
+        )
         return await self._mindmap_replies(served.value)
 
     async def replies_for(self, ctx: Context, material_id: int) -> list[Reply] | None:

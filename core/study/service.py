@@ -126,7 +126,7 @@ class StudySets:
 
     async def flashcards(
         self, ctx: Context, topic: str, *, fresh: bool = False, count: int | None = None,
-        report: StepReport | None = None,
+        report: StepReport | None = None, job: str | None = None,
     ) -> Served[FlashcardSet]:  # fmt: skip
         """Flashcards on `topic`: 10 to 15, or exactly `count` (fewer with a reason)."""
         topic = _topic(topic, "flashcards")
@@ -153,11 +153,13 @@ class StudySets:
             _require(made.cards, topic, "flashcards")
             return _labelled(made, material)
 
-        return await self._serve(ctx, FlashcardSet, topic, {"count": count}, fresh, build, steps)
+        return await self._serve(
+            ctx, FlashcardSet, topic, {"count": count}, fresh, build, steps, job
+        )
 
     async def quiz(
         self, ctx: Context, topic: str, *, fresh: bool = False, count: int | None = None,
-        report: StepReport | None = None,
+        report: StepReport | None = None, job: str | None = None,
     ) -> Served[Quiz]:  # fmt: skip
         """A quiz on `topic`: 15 to 20 questions, or exactly `count` (fewer with a reason)."""
         topic = _topic(topic, "quiz")
@@ -184,11 +186,12 @@ class StudySets:
             _require(made.items, topic, "quiz questions")
             return _labelled(made, material)
 
-        return await self._serve(ctx, Quiz, topic, {"count": count}, fresh, build, steps)
+        return await self._serve(ctx, Quiz, topic, {"count": count}, fresh, build, steps, job)
 
     async def mindmap(
-        self, ctx: Context, topic: str, *, fresh: bool = False, report: StepReport | None = None
-    ) -> Served[MindMap]:
+        self, ctx: Context, topic: str, *, fresh: bool = False,
+        report: StepReport | None = None, job: str | None = None,
+    ) -> Served[MindMap]:  # fmt: skip
         """A mind map of `topic`: without a model, the sections of the documents on it."""
         topic = _topic(topic, "mind map")
         steps = Steps("mind map", topic, SET_STEPS, report)
@@ -205,7 +208,7 @@ class StudySets:
             )
             return _labelled(made, material)
 
-        return await self._serve(ctx, MindMap, topic, {}, fresh, build, steps)
+        return await self._serve(ctx, MindMap, topic, {}, fresh, build, steps, job)
 
     async def mindmap_png(self, mindmap: MindMap) -> bytes:
         """The map as a PNG picture (drawn in a worker thread)."""
@@ -241,7 +244,13 @@ class StudySets:
         fresh: bool,
         build: Callable[[], Awaitable[S]],
         steps: Steps,
+        job: str | None,
     ) -> Served[S]:
+        if job is not None and (saved := await self._store.saved_by(job)) is not None:
+            # This job ran before, saved its set and died before answering: answer with
+            # that set (even under --new), not another.
+            await steps.finish()
+            return Served(kind.from_json(saved.content), saved.id, cached=False)
         # The visibility is part of the key: a set built where private notes are read must
         # not be served where others read.
         key = {**parameters, "maker": self.maker, "format": FORMAT_VERSION}
@@ -259,6 +268,7 @@ class StudySets:
             source_chunks=[s.chunk_id for s in value.sources() if s.chunk_id],
             model=value.made_by,
             grounded=value.grounded,
+            job=job,
         )
         if fresh:
             material_id = await self._store.replace(stored)

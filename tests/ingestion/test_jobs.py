@@ -184,8 +184,8 @@ async def test_a_retried_generation_serves_the_set_its_first_run_saved(
         args = flashcards_args("alice", "derivatives")
         args["values"] = {"topic": "derivatives", "new": True}
         first = study_set(await handlers["command"](args, JobRun("j1", 1, ignore)))
-        # The first run saved its set and died before answering: the retry asks for no
-        # new one, so the set is saved once.
+        # The first run saved its set and died before answering: the retry finds the set
+        # its job saved (even under --new), so the set is saved once.
         retried = study_set(await handlers["command"](args, JobRun("j1", 2, ignore)))
         assert retried.set_id == first.set_id
         # A first run of a new request with --new does make a new one.
