@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from core.index.chunk_index import SearchHit
 from core.lessons.markup import (
@@ -146,7 +147,9 @@ def _groups(hits: Sequence[SearchHit], *, one_idea: bool = False) -> list[_Group
             # The innermost heading names the slide; the path is in its sources.
             levels = section_levels(chunk.section)
             title = (
-                slide_title(levels[-1]) if levels else _title_from_file(chunk.file_name, chunk.page)
+                slide_title(levels[-1])
+                if levels
+                else _document_title(chunk.title, chunk.file_name, chunk.page)
             )
             group = _Group(
                 chunk.file_name,
@@ -183,10 +186,15 @@ def _distinct_titles(groups: list[_Group]) -> None:
             twin.title = outer if outer != twin.title else f"{twin.title} ({twin.file_name})"
 
 
-def _title_from_file(file_name: str, page: int | None) -> str:
-    stem = re.sub(r"\.[A-Za-z0-9]+$", "", file_name).replace("_", " ").replace("-", " ")
-    stem = " ".join(stem.split()) or file_name
-    return f"{stem}, page {page}" if page else stem
+def _document_title(title: str, file_name: str, page: int | None) -> str:
+    """A slide from a document's text before its first section: named by the document's
+    stored title (its heading or front matter title, which the section leaves out), else by
+    its file name."""
+    name = slide_title(title) if title.strip() not in ("", PurePath(file_name).stem) else ""
+    if not name:
+        name = re.sub(r"\.[A-Za-z0-9]+$", "", file_name).replace("_", " ").replace("-", " ")
+        name = " ".join(name.split()) or file_name
+    return f"{name}, page {page}" if page else name
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,10 @@
 """Markdown: headings give the section path; paragraphs, list items, tables, code blocks and
 display formulas become blocks in reading order (markdown-it-py, CommonMark plus tables, and
 mdit-py-plugins' math: a `$$…$$` or `\\[…\\]` block is one block, where CommonMark read its
-lines starting with `+ ` or `- ` as a list and dropped the signs)."""
+lines starting with `+ ` or `- ` as a list and dropped the signs). A leading YAML front matter
+block is metadata: its `title` names the document, the rest is not read. A line that is only
+a markup directive (d2l's `:label:`sec_x``, `:begin_tab:`pytorch``, `:end_tab:`) opening or
+closing a paragraph says nothing to a reader and is dropped."""
 
 from __future__ import annotations
 
@@ -14,16 +17,20 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.texmath import texmath_plugin
 
 from ingestion.documents import Block, BlockKind, LoadedDocument, Table
+from ingestion.loaders.front_matter import split_front_matter
 from ingestion.loaders.plain_text import read_text
 
 _STRONG = re.compile(r"(\*\*|__)(.+?)\1")
+# A role with at most one argument and nothing else on its line (reST/Sphinx and d2l's
+# dialect: ":label:`fig_mlp`", ":width:`400px`", ":end_tab:").
+_DIRECTIVE_LINE = re.compile(r"[ \t]*:[A-Za-z][\w-]*:(?:`[^`]*`)?[ \t]*")
 
 
 def load_markdown(path: Path, file_name: str, with_images: bool = False) -> LoadedDocument:
-    text = read_text(path)
-    blocks = list(_blocks(_parser().parse(text)))
-    title = next((b.section[0] for b in blocks if b.section), Path(file_name).stem)
-    return LoadedDocument(file_name=file_name, title=title, blocks=blocks)
+    front = split_front_matter(read_text(path))
+    tokens = _parser().parse(front.body)
+    title = front.title or _title_heading(tokens) or Path(file_name).stem
+    return LoadedDocument(file_name=file_name, title=title, blocks=list(_blocks(tokens)))
 
 
 def _parser() -> MarkdownIt:
@@ -31,6 +38,21 @@ def _parser() -> MarkdownIt:
     parser = MarkdownIt("commonmark").enable("table")
     parser.use(dollarmath_plugin, allow_labels=False, allow_space=True, allow_digits=True)
     return parser.use(texmath_plugin, delimiters="brackets")
+
+
+def _title_heading(tokens: list[Token]) -> str:
+    """The first heading when it heads the whole file: no later heading is at its level or
+    above. Notes whose first heading is one section of several ("## Introduction", then
+    "## Modeling one neuron") have no title heading."""
+    headings = [
+        (int(token.tag[1]), tokens[i + 1].content.strip())
+        for i, token in enumerate(tokens)
+        if token.type == "heading_open"
+    ]
+    if not headings:
+        return ""
+    level, text = headings[0]
+    return text if all(other > level for other, _ in headings[1:]) else ""
 
 
 def _blocks(tokens: list[Token]):
@@ -53,7 +75,7 @@ def _blocks(tokens: list[Token]):
         elif token.type == "inline" and tokens[i - 1].type == "paragraph_open":
             kind = BlockKind.LIST_ITEM if list_depth else BlockKind.PARAGRAPH
             # Soft line breaks inside a Markdown paragraph are spaces.
-            content = _STRONG.sub(r"\2", " ".join(token.content.split()))
+            content = _STRONG.sub(r"\2", " ".join(_without_directives(token.content).split()))
             if content:
                 prefix = "- " if list_depth else ""
                 yield Block(prefix + content, kind, section=section)
@@ -70,6 +92,18 @@ def _blocks(tokens: list[Token]):
                 yield Block(table.render(), BlockKind.TABLE, section=section, table=table)
             continue
         i += 1
+
+
+def _without_directives(paragraph: str) -> str:
+    """The paragraph without the directive lines that open or close it. One inside it is a
+    reference its sentence reads ("the output in\\n:numref:`fig_x`\\nis called") and stays."""
+    lines = paragraph.split("\n")
+    start, end = 0, len(lines)
+    while start < end and _DIRECTIVE_LINE.fullmatch(lines[start]):
+        start += 1
+    while end > start and _DIRECTIVE_LINE.fullmatch(lines[end - 1]):
+        end -= 1
+    return "\n".join(lines[start:end])
 
 
 def _table(tokens: list[Token], start: int) -> tuple[Table, int]:

@@ -3,6 +3,7 @@ from dataclasses import replace
 import pytest
 
 from core.index.chunk_index import SearchHit
+from core.index.payload import ChunkRecord
 from core.lessons import (
     NotEnoughMaterialError,
     Profile,
@@ -230,3 +231,37 @@ def test_a_code_block_is_no_bullet() -> None:
     code = 'def L_i(x, y, W):\n  """\n  Compute the multiclass svm loss for one example.\n'
     passage = split_passage(f"The loss in code:\n\n{code}\n  scores = W.dot(x)\n\nEnd of the code.")
     assert passage.sentences == ["The loss in code:", "End of the code."]
+
+
+def test_text_before_a_documents_first_section_is_named_by_its_title() -> None:
+    """A chunk's section leaves out the document's own title (its heading or front matter
+    title): the slide takes that title, and a document without one its file's name."""
+    texts = {
+        ("knn-notes.md", "Image Classification"): "The nearest neighbor rule copies the label "
+        "of the closest training image. It needs no training at all.",
+        ("lecture_2.md", "lecture_2"): "A validation set is held out from the training data. "
+        "It is used to tune the settings of a classifier.",
+    }
+    hits = [
+        SearchHit(
+            chunk=ChunkRecord(
+                id=f"chunk-{n}",
+                course_id="c",
+                document_id=f"c/{file_name}",
+                file_name=file_name,
+                text=text,
+                page=None,
+                section="",
+                kind="notes",
+                visibility="public",
+                owner_id=None,
+                chunk_index=0,
+                title=title,
+            ),
+            score=1.0 - n / 10,
+        )
+        for n, ((file_name, title), text) in enumerate(texts.items())
+    ]
+    deck = build_extractive_deck("classification", hits, bounds=SlideBounds(1, 4))
+    titles = [s.title for s in deck.slides if s.kind is not SlideKind.RECAP]
+    assert titles == ["Image Classification", "lecture 2"]

@@ -86,3 +86,74 @@ def test_a_latin_1_file_is_refused_with_a_hint_to_re_save_it_as_utf_8(
     assert "is not UTF-8 text (it looks like Latin-1/Windows-1252): re-save it as UTF-8" in str(
         refused.value
     )
+
+
+def test_front_matter_is_no_content_and_its_title_names_the_document(tmp_path: Path) -> None:
+    path = tmp_path / "week-1.md"
+    path.write_text(
+        "---\nlayout: page\ntitle: Gradient Descent\npermalink: /gd/\n---\n\n"
+        "Opening words.\n\n## Step size\n\nToo large diverges.\n"
+    )
+    document = load_markdown(path, "week-1.md")
+    assert document.title == "Gradient Descent"
+    assert [(b.text, b.section) for b in document.blocks] == [
+        ("Opening words.", ()),
+        ("Too large diverges.", ("Step size",)),
+    ]
+
+
+def test_front_matter_without_a_title_leaves_the_title_to_the_headings(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("---\nlayout: page\nmathjax: true\n---\n\nIntro.\n\n## Notes\n\nbody\n")
+    document = load_markdown(path, "notes.md")
+    assert document.title == "Notes"
+    assert [(b.text, b.section) for b in document.blocks] == [
+        ("Intro.", ()),
+        ("body", ("Notes",)),
+    ]
+
+
+def test_a_first_heading_among_equals_is_a_section_not_the_title(tmp_path: Path) -> None:
+    path = tmp_path / "lecture-3.md"
+    path.write_text("## Introduction\n\nwhy\n\n## Method\n\nhow\n")
+    document = load_markdown(path, "lecture-3.md")
+    assert document.title == "lecture-3"
+    assert [b.section for b in document.blocks] == [("Introduction",), ("Method",)]
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "---\ntitle: [unclosed\n---\n",  # not YAML
+        "---\njust a line of prose\n---\n",  # YAML, but no mapping
+    ],
+)
+def test_a_block_that_is_no_front_matter_is_read_as_text(tmp_path: Path, opening: str) -> None:
+    path = tmp_path / "odd.md"
+    path.write_text(opening + "\nbody\n")
+    document = load_markdown(path, "odd.md")
+    shown = " ".join(
+        [b.text for b in document.blocks] + [" ".join(b.section) for b in document.blocks]
+    )
+    assert opening.splitlines()[1] in shown
+    assert document.blocks[-1].text == "body"
+
+
+def test_directive_lines_opening_or_closing_a_paragraph_are_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "chapter.md"
+    path.write_text(
+        "# Pooling\n:label:`sec_pooling`\n\n"
+        "![A pooling window.](../img/pool.svg)\n:label:`fig_pool`\n:width:`300px`\n\n"
+        ":begin_tab:`pytorch`\nThe layer keeps the maximum.\n:end_tab:\n\n"
+        "The window in\n:numref:`fig_pool`\nmoves by its stride.\n\n"
+        ":cite:`LeCun.1998` used average pooling.\n"
+    )
+    document = load_markdown(path, "chapter.md")
+    assert document.title == "Pooling"
+    assert [b.text for b in document.blocks] == [
+        "![A pooling window.](../img/pool.svg)",
+        "The layer keeps the maximum.",
+        # inside a sentence a role is a reference, part of what it says
+        "The window in :numref:`fig_pool` moves by its stride.",
+        ":cite:`LeCun.1998` used average pooling.",
+    ]
