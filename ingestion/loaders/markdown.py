@@ -21,6 +21,11 @@ from ingestion.loaders.front_matter import split_front_matter
 from ingestion.loaders.plain_text import read_text
 
 _STRONG = re.compile(r"(\*\*|__)(.+?)\1")
+# d2l's highlight of what its code cells do ("we can [**inspect the model**]"): brackets
+# around bold that are no link text. Bold in parentheses is prose ("(**numerical gradient**)").
+_HIGHLIGHT = re.compile(r"\[\*\*(.+?)\*\*\](?![(\[])")
+# A heading the same dialect wraps whole ("[**Training**]", "(**Vanishing Gradients**)").
+_WRAPPED_HEADING = re.compile(r"\[\*\*(.+)\*\*\]|\(\*\*(.+)\*\*\)")
 # A role with at most one argument and nothing else on its line (reST/Sphinx and d2l's
 # dialect: ":label:`fig_mlp`", ":width:`400px`", ":end_tab:").
 _DIRECTIVE_LINE = re.compile(r"[ \t]*:[A-Za-z][\w-]*:(?:`[^`]*`)?[ \t]*")
@@ -45,7 +50,7 @@ def _title_heading(tokens: list[Token]) -> str:
     above. Notes whose first heading is one section of several ("## Introduction", then
     "## Modeling one neuron") have no title heading."""
     headings = [
-        (int(token.tag[1]), tokens[i + 1].content.strip())
+        (int(token.tag[1]), _heading(tokens[i + 1].content))
         for i, token in enumerate(tokens)
         if token.type == "heading_open"
     ]
@@ -65,7 +70,7 @@ def _blocks(tokens: list[Token]):
         if token.type == "heading_open":
             level = int(token.tag[1])
             headings = [h for h in headings if h[0] < level]
-            headings.append((level, tokens[i + 1].content.strip()))
+            headings.append((level, _heading(tokens[i + 1].content)))
             i += 3
             continue
         if token.type in ("bullet_list_open", "ordered_list_open"):
@@ -75,7 +80,7 @@ def _blocks(tokens: list[Token]):
         elif token.type == "inline" and tokens[i - 1].type == "paragraph_open":
             kind = BlockKind.LIST_ITEM if list_depth else BlockKind.PARAGRAPH
             # Soft line breaks inside a Markdown paragraph are spaces.
-            content = _STRONG.sub(r"\2", " ".join(_without_directives(token.content).split()))
+            content = _prose(" ".join(_without_directives(token.content).split()))
             if content:
                 prefix = "- " if list_depth else ""
                 yield Block(prefix + content, kind, section=section)
@@ -92,6 +97,20 @@ def _blocks(tokens: list[Token]):
                 yield Block(table.render(), BlockKind.TABLE, section=section, table=table)
             continue
         i += 1
+
+
+def _prose(text: str) -> str:
+    """Inline text without its bold marks (a reader sees them as weight, not as stars)."""
+    return _STRONG.sub(r"\2", _HIGHLIGHT.sub(r"\1", text))
+
+
+def _heading(text: str) -> str:
+    """A heading as a section name: without bold marks, nor the highlight wrapping it."""
+    text = text.strip()
+    wrapped = _WRAPPED_HEADING.fullmatch(text)
+    if wrapped:
+        text = wrapped.group(1) or wrapped.group(2)
+    return _prose(text)
 
 
 def _without_directives(paragraph: str) -> str:
@@ -117,7 +136,7 @@ def _table(tokens: list[Token], start: int) -> tuple[Table, int]:
         if token.type == "tr_open":
             cells = []
         elif token.type == "inline":
-            cells.append(" ".join(_STRONG.sub(r"\2", token.content).split()))
+            cells.append(_prose(" ".join(token.content.split())))
         elif token.type == "tr_close":
             if not header and tokens[i - 1].type == "th_close":
                 header = tuple(cells)

@@ -157,3 +157,23 @@ def test_directive_lines_opening_or_closing_a_paragraph_are_dropped(tmp_path: Pa
         "The window in :numref:`fig_pool` moves by its stride.",
         ":cite:`LeCun.1998` used average pooling.",
     ]
+
+
+def test_bold_highlights_leave_headings_and_prose_but_parentheses_in_prose_stay(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "chapter.md"
+    path.write_text(
+        "# Dropout\n\n## [**Concise Implementation**]\n\n"
+        "We [**train the model**] with [a **bold** link](x.md)"
+        " and a way (**numerical gradient**).\n\n"
+        "## (**Vanishing Gradients**)\n\nThey shrink.\n"
+    )
+    blocks = load_markdown(path, "chapter.md").blocks
+    assert [(b.text, b.section) for b in blocks] == [
+        (
+            "We train the model with [a bold link](x.md) and a way (numerical gradient).",
+            ("Dropout", "Concise Implementation"),
+        ),
+        ("They shrink.", ("Dropout", "Vanishing Gradients")),
+    ]
