@@ -248,6 +248,13 @@ async def running_core(name: str, settings: Settings) -> AsyncIterator[tuple[Ass
         open_checked_assembly(settings, metrics) as assembly,
         run_shell(name, settings, metrics, probes_of(settings, assembly)) as shell,
     ):
+        if not assembly.sessions.durable:
+            # Only a process that outlives its requests loses sessions on a restart, or
+            # splits them between replicas; a one-shot command has no session to lose.
+            log.warning(
+                "sessions are kept in this process only and won't survive a restart "
+                "or be shared by replicas; set COURSEBOT_REDIS_URL to keep them"
+            )
         yield assembly, shell
 
 

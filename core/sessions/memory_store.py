@@ -1,4 +1,5 @@
-"""In-process session store: the embedded default. Same contract as Redis, one process only."""
+"""In-process session store: the embedded default. Same contract as Redis, one process only
+(a long-running command on it says so when it starts)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
-import structlog
-
 from core.sessions.store import Append, Versioned
-
-log = structlog.get_logger(__name__)
 
 _SWEEP_EVERY = 1024
 
@@ -26,16 +23,6 @@ class MemorySessionStore:
         self._locks: dict[str, tuple[str, float]] = {}
         self._writes = 0
         self._lock = asyncio.Lock()
-        self._warned = False
-
-    def _warn_once(self) -> None:
-        # Said when a session is first written, so one-shot commands stay quiet.
-        if not self._warned:
-            self._warned = True
-            log.warning(
-                "sessions are kept in this process only and won't survive a restart; "
-                "set COURSEBOT_REDIS_URL to keep them"
-            )
 
     async def get(self, key: str) -> Versioned | None:
         item = self._items.get(key)
@@ -55,7 +42,6 @@ class MemorySessionStore:
         ttl_s: int,
         appends: Sequence[Append] = (),
     ) -> bool:
-        self._warn_once()
         async with self._lock:
             current = await self.get(key)
             if (current.version if current else 0) != expected_version:
@@ -79,7 +65,6 @@ class MemorySessionStore:
         self._items.pop(key, None)
 
     async def append(self, list_key: str, entry: str) -> None:
-        self._warn_once()
         self._lists[list_key].append(entry)
 
     async def head(self, list_key: str, count: int) -> list[str]:

@@ -227,3 +227,16 @@ def test_generating_for_an_unknown_course_says_so_in_one_line(
 ) -> None:
     assert main(["generate", what, "--course", "nosuch", "--topic", "limits"]) == 1
     assert capsys.readouterr().err.strip() == "coursebot: There is no course 'nosuch'."
+
+
+def test_a_one_shot_command_says_nothing_of_in_process_sessions(
+    data_dir: Path, sample_course: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a long-running command loses sessions on a restart (tests/bot/test_runtime.py
+    pins that `watch` says so); `ask` writes a conversation turn and ends."""
+    assert main(["ingest", str(sample_course / "syllabus.md"), "--course", "sample"]) == 0
+    assert main(["ask", "--course", "sample", "When is the final exam?"]) == 0
+    assert main(["ask", "--course", "sample", "and the resit?"]) == 0
+    captured = capsys.readouterr()
+    assert "2026-12-14" in captured.out
+    assert "sessions are kept in this process" not in captured.out + captured.err

@@ -68,6 +68,9 @@ def test_watch_serves_health_readiness_and_metrics_then_stops_on_sigterm(
     lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
     assert any(line.get("event") == "stopping" for line in lines)
     assert all(line.get("process") == "watch" for line in lines if "event" in line)
+    # On the embedded default its sessions die with it, and it says so once.
+    local = [line for line in lines if "kept in this process" in line.get("event", "")]
+    assert len(local) == 1 and local[0]["level"] == "warning"
     assert "s3cret-token" not in err
 
 

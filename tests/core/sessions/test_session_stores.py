@@ -120,14 +120,3 @@ async def test_redis_store_sets_the_ttl(redis_client: Redis, redis_prefix: str) 
     await redis_client.expire(key, 1)
     await asyncio.sleep(1.2)
     assert await session_store.get(key) is None
-
-
-async def test_memory_store_warns_once_that_sessions_are_not_durable() -> None:
-    from structlog.testing import capture_logs
-
-    session_store = MemorySessionStore()
-    with capture_logs() as logs:
-        await session_store.compare_and_set("a", "1", 0, ttl_s=10)
-        await session_store.compare_and_set("b", "1", 0, ttl_s=10)
-    warnings = [e for e in logs if "won't survive a restart" in e["event"]]
-    assert len(warnings) == 1 and warnings[0]["log_level"] == "warning"
