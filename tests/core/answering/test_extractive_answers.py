@@ -190,6 +190,24 @@ async def test_a_sentence_introducing_a_formula_is_quoted_with_it() -> None:
     assert "given by: $$ l = (y - \\hat{y})^2 $$”" in reply.text
 
 
+async def test_a_weak_fourth_quote_saying_nothing_new_is_left_out() -> None:
+    """Three quotes hold every key term of the question: a fourth scoring well below the
+    best and holding none of them anew is more to read, not more answer."""
+    due = passage("Lab reports are due every Friday by noon on the course site.", name="due")
+    rules = [
+        passage(text, name=name)
+        for text, name in (
+            ("Late lab reports lose ten points a day.", "late"),
+            ("Lab reports must be typed.", "typed"),
+            ("Lab reports are stapled.", "stapled"),
+        )
+    ]
+    reply = await answer("When are lab reports due?", due, *rules)
+    lines = reply.text.splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith("“Lab reports are due every Friday")
+
+
 async def test_a_list_item_is_quoted_whole() -> None:
     items = passage(
         "- Late homework loses 10% of its score per day (each started\n"
