@@ -208,6 +208,22 @@ async def test_a_weak_fourth_quote_saying_nothing_new_is_left_out() -> None:
     assert lines[0].startswith("“Lab reports are due every Friday")
 
 
+async def test_what_is_x_quotes_the_sentence_defining_x_first() -> None:
+    """Textbooks set the term they define in emphasis; a sentence only using it is no answer
+    to "What is X?" and comes after it."""
+    using = passage(
+        "The values stored by the forward pass are reused in backpropagation.",
+        name="order",
+    )
+    defining = passage(
+        "*Backpropagation* refers to the method of calculating the gradient of the "
+        "parameters of a neural network.",
+        name="definition",
+    )
+    reply = await answer("What is backpropagation?", using, defining)
+    assert reply.text.splitlines()[0].startswith("“*Backpropagation* refers to the method")
+
+
 async def test_a_list_item_is_quoted_whole() -> None:
     items = passage(
         "- Late homework loses 10% of its score per day (each started\n"
@@ -340,9 +356,11 @@ async def test_of_two_sentences_with_the_same_words_the_one_closer_in_meaning_co
     moved, held = text.split("\n\n")
     plain = passage(text)
     scored = replace(plain, unit_scores=((held, 0.71), (moved, 0.42)))
-    # Not "When ...": the time in one of them would put it first on its own.
-    assert (await answer("What are the office hours?", plain)).text.startswith(f"“{moved}")
-    assert (await answer("What are the office hours?", scored)).text.startswith(f"“{held}")
+    # Not "When ...": the time in one of them would put it first on its own; nor "What
+    # are ...?": "Office hours are ..." would then read as their definition.
+    asked = "Tell me about the office hours."
+    assert (await answer(asked, plain)).text.startswith(f"“{moved}")
+    assert (await answer(asked, scored)).text.startswith(f"“{held}")
 
 
 def assessment(code: str, final: str, named: bool) -> SearchHit:
