@@ -369,6 +369,8 @@ class ExtractiveAnswerer:
 _ASKS_WHAT_IS = re.compile(r"^\s*(what\s+(is|are)\b|what's\b|define\b|what does\b.*\bmean\b)", re.I)
 # What a definition says after its subject ("X is ...", "X refers to ...").
 _DEFINING = re.compile(r"\s(?:is|are|refers to|means|is called|is defined as)\s", re.I)
+# A displayed formula opens so in Markdown and LaTeX.
+_DISPLAYED_MATH = ("$$", "\\[")
 # Textbooks set the term they define in emphasis: **X**, *X*, _X_.
 _EMPHASIS = re.compile(
     r"\*\*([^*\n]+)\*\*|(?<![*\w])\*([^*\n]+)\*(?![*\w])|(?<!\w)_([^_\n]+)_(?!\w)"
@@ -516,9 +518,10 @@ def _choose(
             break
         if room.take(units[i]):
             picks.append([units[i]])
-            # A sentence ending in ":" introduces what follows it (a formula, a list): it is
+            # A sentence ending in ":" introduces what follows it (a formula, a list), and one
+            # before a displayed formula states it ("the output shape is" $$ ... $$): it is
             # quoted with it while there is room, not bare.
-            if units[i].text.endswith(":"):
+            if _introduces(units, int(i)):
                 extend(picks[-1], 1)
     for pick in picks:
         extend(pick)
@@ -528,6 +531,20 @@ def _choose(
     # Only the order changes, after the choice: which units fit stays the scores' call
     # (letting only such units lead lowered answer_span_hit, 0.642 -> 0.617, on every kind).
     return sorted(picks, key=lambda pick: not typed[where[id(pick[0])]])
+
+
+def _introduces(units: list[QuoteUnit], n: int) -> bool:
+    """Whether unit `n` reads on into the next one of its passage: it ends in ":", or a
+    displayed formula follows it. The formula: d2l-dl-basics answer_span_hit 0.737 -> 0.754,
+    first_quote_hit 0.561 -> 0.579; syllabusqa-dev and cs231n-notes unchanged (replayed)."""
+    if units[n].text.endswith(":"):
+        return True
+    after = units[n + 1] if n + 1 < len(units) else None
+    return (
+        after is not None
+        and after.passage == units[n].passage
+        and after.text.lstrip().startswith(_DISPLAYED_MATH)
+    )
 
 
 def _adds_nothing(

@@ -224,6 +224,26 @@ async def test_what_is_x_quotes_the_sentence_defining_x_first() -> None:
     assert reply.text.splitlines()[0].startswith("“*Backpropagation* refers to the method")
 
 
+async def test_a_sentence_before_a_displayed_formula_is_quoted_with_it() -> None:
+    """ "... the output shape is" with no ":" still states the formula after it."""
+    stated = passage(
+        "With stride s and kernel size k, the output shape is\n\n$$ (n - k + s) / s $$",
+        name="shape",
+    )
+    others = [
+        passage(
+            f"Remark {n}: the output shape of a strided convolution depends on the stride, "
+            "the kernel size and the padding, which together decide how far the window "
+            "moves at each step and how many places it fits in the input, as the examples "
+            "of this section show for some sizes.",
+            name=f"remark{n}",
+        )
+        for n in range(3)
+    ]
+    reply = await answer("What is the output shape with a stride?", stated, *others)
+    assert "the output shape is $$ (n - k + s) / s $$”" in reply.text
+
+
 async def test_a_list_item_is_quoted_whole() -> None:
     items = passage(
         "- Late homework loses 10% of its score per day (each started\n"
