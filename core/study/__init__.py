@@ -32,7 +32,7 @@ from core.study.models import (
     Source,
     StudySet,
 )
-from core.study.service import Served, StudySets, TopicRetriever
+from core.study.service import Coverage, NotTaughtError, Served, StudySets, TopicRetriever
 
 __all__ = [
     "FLASHCARD_COUNT",
@@ -40,10 +40,12 @@ __all__ = [
     "QUIZ_COUNT",
     "QUIZ_EXERCISE_PREFIX",
     "CountRange",
+    "Coverage",
     "Flashcard",
     "FlashcardSet",
     "MindMap",
     "MindNode",
+    "NotTaughtError",
     "Problem",
     "Quiz",
     "QuizItem",

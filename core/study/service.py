@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
@@ -86,6 +86,24 @@ class _Material:
     pool: list[SearchHit]  # everything retrieved: distractors of the same course
     # A topic about the course itself: its set is made of logistics and labelled so.
     course: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """How the course's material covers a subject (`StudySets.coverage`)."""
+
+    topic: str
+    about: list[SearchHit]  # the teaching chunks on it, best first
+    pool: list[SearchHit]  # every teaching chunk retrieved for it
+    taught: bool  # they hold something to learn: a definition, formula, table row, term
+    listed: list[SearchHit] = field(default_factory=list)  # not taught: logistics naming it
+
+    def refusal(self) -> str:
+        """One line for a subject the course does not teach: where a syllabus lists it, or
+        that nothing covers it."""
+        if self.listed:
+            return not_taught(self.topic, self.listed)
+        return f"The course material does not cover {self.topic}."
 
 
 # The label of a set about the course rather than its subject.
@@ -282,32 +300,42 @@ class StudySets:
             return Served(kind.from_json(kept.content), material_id, cached=True)
         return Served(value, material_id, cached=False)
 
+    async def coverage(self, ctx: Context, topic: str) -> Coverage:
+        """Whether the course's material teaches the subject `topic`, for study sets and
+        drawn exercises alike: the one place a subject is found taught or only listed. The
+        teaching chunks about it must hold something to learn (a syllabus's one paragraph
+        read as teaching gave a mind map of its own section names); when they do not, the
+        logistics chunks that name it (a syllabus's schedule) are looked up for the reply."""
+        hits = await self._of_kind(ctx, topic, ContentKind.TEACHING, GLOSSARY_HITS)
+        about = await self._about(topic, hits[:POOL_HITS])
+        taught = bool(about) and await asyncio.to_thread(extractive.teaches, about, hits)
+        if taught:
+            return Coverage(topic, about, hits, taught=True)
+        # A syllabus "lists" a subject in its own words: stems alone put "derivatives" in a
+        # journalism syllabus's grading policy ("derived from"), a false line.
+        logistics = await self._of_kind(ctx, topic, ContentKind.LOGISTICS)
+        listed = await self._about(topic, logistics, as_written=True)
+        return Coverage(topic, about, hits, taught=False, listed=listed)
+
     async def _material(self, ctx: Context, topic: str, noun: str) -> _Material:
         """The chunks a set on `topic` is made of: teaching ones for a subject, logistics for
         a topic about the course itself."""
         kind = topic_kind(topic)
-        wide = GLOSSARY_HITS if kind is ContentKind.TEACHING else POOL_HITS
-        hits = await self._of_kind(ctx, topic, kind, wide)
-        about = await self._about(topic, hits[:POOL_HITS])
         if kind is ContentKind.LOGISTICS:
+            hits = await self._of_kind(ctx, topic, kind)
+            about = await self._about(topic, hits)
             if not about:
                 raise BadInputError(f"The course material says nothing about '{topic}'.")
             return _Material(about, hits, course=True)
-        # The one place a subject is found taught or only listed, for every kind of set: the
-        # teaching chunks on it must hold something to learn (a syllabus's one paragraph
-        # read as teaching gave a mind map of its own section names).
-        if not about or not await asyncio.to_thread(extractive.teaches, about, hits):
-            listed = await self._about(
-                topic, await self._of_kind(ctx, topic, ContentKind.LOGISTICS)
-            )
-            if listed:
-                raise NotTaughtError(not_taught(topic, listed))
-        if not about and self._writer is None:
+        found = await self.coverage(ctx, topic)
+        if found.listed:
+            raise NotTaughtError(not_taught(topic, found.listed))
+        if not found.about and self._writer is None:
             raise BadInputError(
                 f"The course material has nothing on '{topic}', and without a language "
                 f"model I cannot write {noun} from outside it."
             )
-        return _Material(about, hits)
+        return _Material(found.about, found.pool)
 
     async def _of_kind(
         self, ctx: Context, topic: str, kind: ContentKind, k: int = POOL_HITS
@@ -317,14 +345,17 @@ class StudySets:
         hits = await self._retriever.retrieve(ctx, topic, k=k, content=kind)
         return [hit for hit in hits if hit.chunk.content is kind]
 
-    async def _about(self, topic: str, hits: list[SearchHit]) -> list[SearchHit]:
-        """The hits that are about the topic: holding all its words, or close in meaning
-        (only the others are embedded: embedding is most of a request's time)."""
-        wanted = set(self._terms.terms(topic))
+    async def _about(
+        self, topic: str, hits: list[SearchHit], *, as_written: bool = False
+    ) -> list[SearchHit]:
+        """The hits that are about the topic: holding all its words (stemmed; `as_written`:
+        as written, but for a plural's s), or close in meaning (only the others are
+        embedded: embedding is most of a request's time)."""
+        words = self._written if as_written else self._terms.terms
+        wanted = set(words(topic))
         about = [
             bool(wanted)
-            and wanted
-            <= set(self._terms.terms(f"{h.chunk.section} {h.chunk.file_name} {h.chunk.text}"))
+            and wanted <= set(words(f"{h.chunk.section} {h.chunk.file_name} {h.chunk.text}"))
             for h in hits
         ]
         unsure = [n for n, match in enumerate(about) if not match]
@@ -334,6 +365,11 @@ class StudySets:
             for n, score in zip(unsure, vectors[1:] @ vectors[0], strict=True):
                 about[n] = bool(score >= MIN_TOPIC_SIMILARITY)
         return [hit for hit, match in zip(hits, about, strict=True) if match]
+
+    def _written(self, text: str) -> list[str]:
+        """The words of `text` that are terms (no stop words), lower-cased, a final s off."""
+        words = re.findall(r"[a-z0-9]+", text.casefold())
+        return [w.removesuffix("s") if len(w) > 3 else w for w in words if self._terms.terms(w)]
 
     async def _made(
         self,
