@@ -49,6 +49,7 @@ from core.page_pictures import PagePictures
 from core.permissions import Authority, CourseCreation, RoleGrants
 from core.practice import ExerciseCatalog, PracticeService
 from core.practice.exercise_writer import ExerciseDrafter, ExerciseWriter
+from core.practice.fit import FamilyFit
 from core.practice.review import MistakeReview
 from core.reranking import CrossEncoderReranker, EmbeddingReranker, Reranker
 from core.retrieval import RetrievalConfig, Retriever
@@ -417,6 +418,8 @@ def _assemble(
         # Verification shares the grader's killable workers: both are short sympy jobs.
         drafter=ExerciseDrafter(writing, symbolic.queue) if writing is not None else None,
     )
+    # Study sets and drawn exercises find a subject taught or not by the same rule.
+    study_sets = StudySets(retriever, materials, embedder=dense, writing=writing)
     practice = PracticeService(
         store=sessions,
         catalog=ExerciseCatalog(index, dense, generated=writer),
@@ -425,6 +428,7 @@ def _assemble(
         outbox=outbox,
         prefix=settings.redis_prefix,
         ttl=timedelta(seconds=settings.session_ttl_seconds),
+        fit=FamilyFit(study_sets, retriever),
     )
     courses = CourseRegistry(database)
     grants = {
@@ -442,12 +446,7 @@ def _assemble(
         engine=lesson_engine(settings),
     )
     study = StudyDesk(
-        StudySets(
-            retriever,
-            materials,
-            embedder=dense,
-            writing=writing,
-        ),
+        study_sets,
         store=sessions,
         outbox=outbox,
         quiz_answers=quiz_answers,

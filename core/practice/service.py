@@ -58,7 +58,6 @@ from core.exercises.families import (
     Level,
     base_id,
     drawn_instance,
-    family_names,
     match_families,
     split_base_id,
 )
@@ -67,6 +66,7 @@ from core.mistakes import MistakeEntry
 from core.mistakes.outbox import MistakeOutbox
 from core.practice.catalog import ExerciseCatalog, exercise_file_name
 from core.practice.exercise_writer import ExerciseWriter, generated_material_id
+from core.practice.fit import NO_GENERATOR, FamilyFit
 from core.practice.sheets import course_sheet, family_sheet, worked_solution
 from core.progress import StepReport
 from core.replies import ExerciseSheet, Notice, Reply, StepPrompt
@@ -82,7 +82,6 @@ _MAX_RACES = 20
 _MAX_DRAWS = 5
 
 NO_SESSION = "You have no exercise open. Start one with /practice TOPIC or /practice ID."
-NO_FAMILY = "I have no exercise on '{topic}'. I can draw: {families}."
 ELSEWHERE = (
     "Your exercise '{exercise}' runs in {where}: answer it there (or send /quit there). "
     "Here, your messages are questions as usual."
@@ -105,8 +104,12 @@ class PracticeService:
         ttl: timedelta,
         clock: Clock = _now,
         writer: ExerciseWriter | None = None,
+        fit: FamilyFit | None = None,
     ) -> None:
+        """Without `fit`, a family is drawn on its words alone (benchmarks of the sessions);
+        with it, only on a subject the course teaches."""
         self.store = store
+        self.fit = fit
         self.catalog = catalog
         self.writer = writer
         self.grader = grader
@@ -163,12 +166,12 @@ class PracticeService:
         named = await self._named_course_exercise(ctx, topic)
         if named is not None:
             return await self._begin(ctx, named, fresh=False, sheet=True)
-        families = match_families(topic)
+        families = await self._families(ctx, topic)
         if families:
             return await self._begin_family(ctx, families, _level(difficulty))
         definition = await self.catalog.find(ctx, topic, parametric=True)
         if definition is None:
-            raise BadInputError(NO_FAMILY.format(topic=topic, families=family_names()))
+            raise BadInputError(await self._no_family(ctx, topic))
         return await self._begin(ctx, definition, fresh=False, sheet=True)
 
     async def solution(self, ctx: Context) -> list[Reply]:
@@ -195,7 +198,7 @@ class PracticeService:
             written = await self.writer.write(ctx, topic, difficulty)
             return written.definition, written.sheet()
         definition = await self._named_course_exercise(ctx, topic)
-        families = match_families(topic) if definition is None else []
+        families = await self._families(ctx, topic) if definition is None else []
         if families:
             level = _level(difficulty)
             family = await self._least_practised(ctx, families, level)
@@ -207,11 +210,24 @@ class PracticeService:
         if definition is None:
             definition = await self.catalog.find(ctx, topic, parametric=True)
         if definition is None:
-            raise BadInputError(NO_FAMILY.format(topic=topic, families=family_names()))
+            raise BadInputError(await self._no_family(ctx, topic))
         stored = await self.store.get(self._attempts_key(ctx, definition.id))
         attempt = int(stored.value) + 1 if stored else 1
         instance = await self._instance(ctx, definition, attempt)
         return instance, course_sheet(instance, exercise_file_name(definition.id), drawn=True)
+
+    async def _families(self, ctx: Context, topic: str) -> list[Family]:
+        """The built-in families `topic` asks for, once the course is found to teach it
+        (`fit`); `BadInputError` with one line when it does not."""
+        families = match_families(topic)
+        if families and self.fit is not None:
+            return await self.fit.offered(ctx, topic, families)
+        return families
+
+    async def _no_family(self, ctx: Context, topic: str) -> str:
+        if self.fit is None:
+            return f"{NO_GENERATOR.format(topic=topic)}."
+        return await self.fit.no_family(ctx, topic)
 
     async def _named_course_exercise(self, ctx: Context, topic: str) -> ExerciseDefinition | None:
         """The course's own parametric exercise when `topic` is its id: it is drawn before any

@@ -152,9 +152,16 @@ class Drawn:
     shape: str
 
 
-def family_names() -> str:
-    titles = (f.title.removeprefix("The ").removeprefix("A ") for f in FAMILIES)
-    return ", ".join(title[0].lower() + title[1:] for title in titles)
+def family_name(family: Family) -> str:
+    """The family's subject in running text: "product rule", "z-scores"."""
+    title = family.title.removeprefix("The ").removeprefix("A ")
+    return title[0].lower() + title[1:]
+
+
+def named_in(family: Family, text: str) -> bool:
+    """Whether `text` names the family by one of its own names (as a phrase, stemmed)."""
+    words = _words(text)
+    return any(_contains(_words(name), words) for name in family.names)
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -247,7 +254,8 @@ __all__ = [
     "base_id",
     "draw",
     "drawn_instance",
-    "family_names",
+    "family_name",
     "match_families",
+    "named_in",
     "split_base_id",
 ]

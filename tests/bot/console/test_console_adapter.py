@@ -273,11 +273,19 @@ async def test_flashcard_backs_stay_hidden_until_the_card_is_turned_by_its_set_i
     assert first_front in back and "→ " in back
 
 
+async def _derivatives_lecture(bot: CourseBot) -> None:
+    from support.paths import SAMPLE_COURSE
+
+    lecture = SAMPLE_COURSE / "lecture-02-derivatives.pdf"
+    assert (await bot.ingest_files("sample", [SourceFile.at(lecture)])).failed == []
+
+
 async def test_exercise_product_rule_hard_is_a_hard_product_rule_graded_step_by_step(
     bot: CourseBot,
 ) -> None:
     from core.exercises.families import drawn_instance
 
+    await _derivatives_lecture(bot)
     started = await chat(bot, ["/exercise product rule hard", "/status"])
     assert "New exercise: The product rule (hard)" in started
     assert "The product rule (hard) — step 1/3" in started
@@ -296,14 +304,22 @@ async def test_exercise_product_rule_hard_is_a_hard_product_rule_graded_step_by_
 async def test_exercise_on_an_area_respects_the_difficulty_and_an_unknown_topic_says_so(
     bot: CourseBot,
 ) -> None:
+    await _derivatives_lecture(bot)
     hard = await chat(bot, ["/exercise derivatives hard", "/quit"])
     heading = next(line for line in hard.splitlines() if line.startswith("New exercise:"))
     assert heading.endswith("(hard)")
     assert any(name in heading for name in ("product", "quotient", "chain", "at a point"))
     unknown = await chat(bot, ["/exercise quantum chromodynamics"])
     [reply] = [line for line in unknown.splitlines() if "quantum" in line]
-    assert reply.startswith("! I have no exercise on 'quantum chromodynamics'. I can draw: ")
-    assert "product rule" in reply and "softmax" in reply.lower()
+    assert reply.startswith(
+        "! This course has no exercise generator for 'quantum chromodynamics' offline; "
+    )
+    # The families of this calculus lecture only, not the whole list.
+    assert "product rule" in reply and "softmax" not in reply.lower()
+    # A subject the course's material does not cover draws no drill.
+    statistics = await chat(bot, ["/exercise z-scores"])
+    assert "! The course material does not cover z-scores; no exercise on it." in statistics
+    assert "New exercise" not in statistics
 
 
 async def test_a_lesson_job_prints_its_progress_lines_before_the_deck(
