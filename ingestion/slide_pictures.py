@@ -49,7 +49,8 @@ class SlideConverter:
         where it is not, so decks get no pictures."""
         found = shutil.which(binary)
         if found is None:
-            log.info("LibreOffice (soffice) not found: slides are not pictured", binary=binary)
+            # Debug only: every command looks, and a deck without pictures still reads.
+            log.debug("LibreOffice (soffice) not found: slides are not pictured", binary=binary)
             return None
         return cls(found, timeout_s)
 

@@ -64,7 +64,8 @@ class TesseractOcr:
         data; None (with a warning) where it doesn't, so scanned PDFs are refused."""
         found = shutil.which(binary)
         if found is None:
-            log.info("tesseract not found: scanned PDFs are refused", binary=binary)
+            # Debug only: every command looks, and a scanned PDF's refusal says it to the user.
+            log.debug("tesseract not found: scanned PDFs are refused", binary=binary)
             return None
         installed = _installed_languages(found)
         missing = [name for name in languages.split("+") if name not in installed]
