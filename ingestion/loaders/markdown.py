@@ -29,6 +29,10 @@ _WRAPPED_HEADING = re.compile(r"\[\*\*(.+)\*\*\]|\(\*\*(.+)\*\*\)")
 # A role with at most one argument and nothing else on its line (reST/Sphinx and d2l's
 # dialect: ":label:`fig_mlp`", ":width:`400px`", ":end_tab:").
 _DIRECTIVE_LINE = re.compile(r"[ \t]*:[A-Za-z][\w-]*:(?:`[^`]*`)?[ \t]*")
+# A paragraph that is one bold span: "**Pros and Cons of Nearest Neighbor classifier.**".
+_RUN_IN_HEADING = re.compile(r"(\*\*|__)([^*_\n]+?)\1")
+_RUN_IN_MAX_WORDS = 12
+_RUN_IN_LEVEL = 7  # under every Markdown heading level: the next real heading ends it
 
 
 def load_markdown(path: Path, file_name: str, with_images: bool = False) -> LoadedDocument:
@@ -78,9 +82,17 @@ def _blocks(tokens: list[Token]):
         elif token.type in ("bullet_list_close", "ordered_list_close"):
             list_depth -= 1
         elif token.type == "inline" and tokens[i - 1].type == "paragraph_open":
+            run_in = None if list_depth else _RUN_IN_HEADING.fullmatch(token.content.strip())
+            if run_in and len(run_in.group(2).split()) <= _RUN_IN_MAX_WORDS:
+                # A paragraph all in bold is a heading its author set by hand: it names the
+                # text below it (and is never quoted alone as an answer).
+                headings = [h for h in headings if h[0] < _RUN_IN_LEVEL]
+                headings.append((_RUN_IN_LEVEL, _heading(run_in.group(2)).rstrip(".:")))
+                i += 1
+                continue
             kind = BlockKind.LIST_ITEM if list_depth else BlockKind.PARAGRAPH
             # Soft line breaks inside a Markdown paragraph are spaces.
-            content = _prose(" ".join(_without_directives(token.content).split()))
+            content = _prose(" ".join(_without_directives(_without_html(token)).split()))
             if content:
                 prefix = "- " if list_depth else ""
                 yield Block(prefix + content, kind, section=section)
@@ -111,6 +123,16 @@ def _heading(text: str) -> str:
     if wrapped:
         text = wrapped.group(1) or wrapped.group(2)
     return _prose(text)
+
+
+def _without_html(inline: Token) -> str:
+    """The paragraph's source without its inline HTML tags (an anchor such as
+    `<a name='analytic'></a>` is a link target, not text); the text between tags stays."""
+    text = inline.content
+    for child in inline.children or []:
+        if child.type == "html_inline":
+            text = text.replace(child.content, " ", 1)
+    return text
 
 
 def _without_directives(paragraph: str) -> str:

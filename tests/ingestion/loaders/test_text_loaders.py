@@ -159,6 +159,34 @@ def test_directive_lines_opening_or_closing_a_paragraph_are_dropped(tmp_path: Pa
     ]
 
 
+def test_inline_html_tags_are_no_text_but_the_text_between_them_is(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text(
+        "# Gradients\n\nThe numerical way is slow.\n\n<a name='analytic'></a>\n\n"
+        "The <b>analytic</b> gradient is exact.<br/>\n"
+    )
+    document = load_markdown(path, "notes.md")
+    assert [b.text for b in document.blocks] == [
+        "The numerical way is slow.",
+        "The analytic gradient is exact.",
+    ]
+
+
+def test_a_paragraph_all_in_bold_heads_the_text_below_it(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text(
+        "# Nearest Neighbor\n\n## Classifier\n\n**Pros and Cons.**\n\nIt is simple.\n\n"
+        "**Also** it is slow to test.\n\n## Next\n\nValidation sets.\n"
+    )
+    blocks = load_markdown(path, "notes.md").blocks
+    assert [(b.text, b.section[-1]) for b in blocks] == [
+        ("It is simple.", "Pros and Cons"),
+        # bold opening a sentence is emphasis, not a heading
+        ("Also it is slow to test.", "Pros and Cons"),
+        ("Validation sets.", "Next"),
+    ]
+
+
 def test_bold_highlights_leave_headings_and_prose_but_parentheses_in_prose_stay(
     tmp_path: Path,
 ) -> None:
