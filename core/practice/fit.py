@@ -44,9 +44,11 @@ class FamilyFit:
         quotient rule). Else `BadInputError` with one line: where a syllabus lists the
         topic without teaching it, or that nothing covers it."""
         found = await self._subjects.coverage(ctx, topic)
-        if not found.taught and found.listed:
-            raise NotTaughtError(not_taught(topic, found.listed))
-        named = [f for f in families if found.taught and await self._named(ctx, f) >= MIN_NAMING]
+        if not found.taught:
+            if found.listed:
+                raise NotTaughtError(not_taught(topic, found.listed))
+            raise BadInputError(NOT_COVERED.format(topic=topic))
+        named = [f for f in families if await self._named(ctx, f) >= MIN_NAMING]
         if not named:
             raise BadInputError(NOT_COVERED.format(topic=topic))
         return named

@@ -98,13 +98,6 @@ class Coverage:
     taught: bool  # they hold something to learn: a definition, formula, table row, term
     listed: list[SearchHit] = field(default_factory=list)  # not taught: logistics naming it
 
-    def refusal(self) -> str:
-        """One line for a subject the course does not teach: where a syllabus lists it, or
-        that nothing covers it."""
-        if self.listed:
-            return not_taught(self.topic, self.listed)
-        return f"The course material does not cover {self.topic}."
-
 
 # The label of a set about the course rather than its subject.
 ABOUT_THE_COURSE = "a set about the course itself (dates, weights, rules), not its subject"
