@@ -876,6 +876,10 @@ def _course_and_user(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# The long-running commands: an operator reads their INFO log.
+_SERVICES = frozenset({"telegram", "discord", "worker", "watch"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
@@ -889,6 +893,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as error:
         print(f"coursebot: {error}", file=sys.stderr)
         return 2
+    if args.command not in _SERVICES and "log_level" not in settings.model_fields_set:
+        # A terminal command's own lines are its output: the log's INFO lines ("job ended",
+        # as JSON when piped) would sit among a chat's replies. Services keep INFO.
+        settings = settings.model_copy(update={"log_level": "WARNING"})
     configure_logging(settings)
     run: Command = args.run
     try:
